@@ -1,0 +1,198 @@
+"""The typed error tree every Tramita component raises.
+
+Each class declares its RFC 9457 problem ``type`` slug, HTTP status and title, so the web layer
+maps errors in one place (``core.web``) and controllers never catch to translate. Errors carry
+structured fields (ids, node keys, field paths) — never preformatted text holding personal data:
+``detail`` is built from identifiers only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import msgspec
+
+
+class FieldError(msgspec.Struct, frozen=True, kw_only=True):
+    """One invalid field or node: where it is and what is wrong, in a plain sentence."""
+
+    path: str
+    code: str
+    message: str
+
+
+class TramitaError(Exception):
+    """Root of every error Tramita raises on purpose.
+
+    Subclasses set ``problem_type`` (a stable slug, published as
+    ``https://tramita.dev/problems/<slug>``), ``status`` and ``title``.
+    """
+
+    problem_type: ClassVar[str] = "internal"
+    status: ClassVar[int] = 500
+    title: ClassVar[str] = "Internal error"
+
+    def __init__(
+        self,
+        detail: str | None = None,
+        *,
+        errors: Sequence[FieldError] = (),
+        **fields: Any,
+    ) -> None:
+        self.detail = detail or self.title
+        self.errors = tuple(errors)
+        self.fields: Mapping[str, Any] = dict(fields)
+        super().__init__(self.detail)
+
+    def to_problem(self) -> dict[str, Any]:
+        """The problem-details body (without ``instance``, which the web layer adds)."""
+        body: dict[str, Any] = {
+            "type": f"https://tramita.dev/problems/{self.problem_type}",
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+        }
+        body.update({k: v for k, v in self.fields.items() if k not in body})
+        if self.errors:
+            body["errors"] = [msgspec.to_builtins(e) for e in self.errors]
+        return body
+
+
+class ValidationFailed(TramitaError):
+    """Input was understood but is not valid; ``errors`` lists every problem at once."""
+
+    problem_type = "validation-failed"
+    status = 422
+    title = "Validation failed"
+
+
+class BadRequest(TramitaError):
+    problem_type = "bad-request"
+    status = 400
+    title = "Bad request"
+
+
+class NotFound(TramitaError):
+    problem_type = "not-found"
+    status = 404
+    title = "Not found"
+
+
+class Conflict(TramitaError):
+    """The request collides with the current state (already claimed, stale version...)."""
+
+    problem_type = "conflict"
+    status = 409
+    title = "Conflict"
+
+
+class InvalidTransition(Conflict):
+    """The instance or task is in a state that does not allow this event."""
+
+    problem_type = "invalid-transition"
+    title = "Invalid transition"
+
+
+class ConcurrentModification(Conflict):
+    """Another transaction changed the row first (optimistic version mismatch)."""
+
+    problem_type = "concurrent-modification"
+    title = "Concurrent modification"
+
+
+class Forbidden(TramitaError):
+    problem_type = "forbidden"
+    status = 403
+    title = "Forbidden"
+
+
+class Unauthenticated(TramitaError):
+    problem_type = "unauthenticated"
+    status = 401
+    title = "Authentication required"
+
+
+class IdempotencyKeyReused(TramitaError):
+    """The same Idempotency-Key was sent with a different request body."""
+
+    problem_type = "idempotency-key-reused"
+    status = 422
+    title = "Idempotency key reused with a different request"
+
+
+class PluginError(TramitaError):
+    """A plugin failed to load or a hook implementation raised; names the plugin."""
+
+    problem_type = "plugin-error"
+    status = 500
+    title = "Plugin error"
+
+
+class DuplicateRegistration(PluginError):
+    """Two plugins (or one plugin twice) registered the same name."""
+
+    problem_type = "duplicate-registration"
+    title = "Duplicate registration"
+
+
+class ConfigurationError(TramitaError):
+    problem_type = "configuration-error"
+    status = 500
+    title = "Configuration error"
+
+
+class ServiceUnavailable(TramitaError):
+    """An optional service (the workflow engine) is not installed, or a dependency is down."""
+
+    problem_type = "service-unavailable"
+    status = 503
+    title = "Service unavailable"
+
+
+class RuleError(TramitaError):
+    """A rule (CEL expression) failed to compile or to evaluate within its limits."""
+
+    problem_type = "rule-error"
+    status = 422
+    title = "Rule error"
+
+
+class RuleTimeout(RuleError):
+    problem_type = "rule-timeout"
+    title = "Rule timed out"
+
+
+class DefinitionInvalid(ValidationFailed):
+    """A workflow definition failed parsing or semantic validation; never becomes a version."""
+
+    problem_type = "definition-invalid"
+    title = "Invalid workflow definition"
+
+
+class HandlerFailure(TramitaError):
+    """Raised by handlers to tell the engine how a step failed.
+
+    ``retryable`` failures (timeouts, connection errors, 5xx) go back to the queue on the same
+    node; non-retryable validation failures (4xx) stop the instance on a human pending task.
+    """
+
+    problem_type = "handler-failure"
+    status = 502
+    title = "Handler failure"
+    retryable: ClassVar[bool] = True
+
+
+class RetryableFailure(HandlerFailure):
+    problem_type = "handler-retryable"
+    title = "Temporary handler failure"
+    retryable = True
+
+
+class ValidationRejected(HandlerFailure):
+    """The partner refused the request as invalid (a 4xx): a human must look at it."""
+
+    problem_type = "handler-validation-rejected"
+    status = 422
+    title = "Partner rejected the request"
+    retryable = False

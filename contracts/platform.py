@@ -1,0 +1,57 @@
+"""What the kernel hands plugins once composed: settings, kernel services and the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from contracts.kernel import AuditWriter, Clock, IdGen, Permissions
+from contracts.workflow.engine import WorkflowEngine
+from contracts.workflow.handlers import DataProvider, WorkflowHandler
+from contracts.workflow.subject import WorkflowSubject
+
+
+class Registrations(Protocol):
+    """The frozen result of every registration hook, with the plugin that registered each item."""
+
+    @property
+    def permissions(self) -> Mapping[str, str]: ...
+    @property
+    def workflows(self) -> tuple[Mapping[str, Any], ...]: ...
+    @property
+    def handlers(self) -> Mapping[str, WorkflowHandler]: ...
+    @property
+    def forms(self) -> tuple[Mapping[str, Any], ...]: ...
+    @property
+    def queues(self) -> Mapping[str, tuple[str, tuple[str, ...]]]: ...
+    @property
+    def data_providers(self) -> Mapping[str, DataProvider]: ...
+    @property
+    def subjects(self) -> Mapping[str, WorkflowSubject]: ...
+    def owner(self, kind: str, name: str) -> str:
+        """The plugin that registered ``name`` of ``kind``."""
+        ...
+
+
+class PlatformContext(Protocol):
+    @property
+    def settings(self) -> Any: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def ids(self) -> IdGen: ...
+    @property
+    def audit(self) -> AuditWriter: ...
+    @property
+    def permissions(self) -> Permissions: ...
+    @property
+    def registrations(self) -> Registrations: ...
+    @property
+    def database(self) -> Any:
+        """The kernel's database handle (an SQLAlchemy ``AsyncEngine``; opaque here)."""
+        ...
+
+    @property
+    def workflow(self) -> WorkflowEngine | None:
+        """The workflow engine, or ``None`` in plain mode (service not installed)."""
+        ...

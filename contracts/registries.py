@@ -1,0 +1,75 @@
+"""Protocols of the registrar objects that ``tramita_register_*`` hooks receive.
+
+Every registrar rejects a duplicate name with ``DuplicateRegistration`` naming both plugins. The
+kernel freezes what was registered once all hooks ran and hands the frozen view to the service:
+the service never sees a module, only what modules registered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from contracts.workflow.handlers import DataProvider, WorkflowHandler
+from contracts.workflow.subject import WorkflowSubject
+
+
+class PermissionRegistrar(Protocol):
+    def add(self, key: str, description: str) -> None:
+        """Declare a permission, e.g. ``diario.review``; keys are ``<plugin>.<verb>``."""
+        ...
+
+
+class WorkflowRegistrar(Protocol):
+    def add(self, definition: Mapping[str, Any]) -> None:
+        """Register a workflow definition as data (see docs/definition-format.md)."""
+        ...
+
+
+class HandlerRegistrar(Protocol):
+    def add(self, name: str, handler: WorkflowHandler) -> None:
+        """Register a step handler under a dotted name nodes refer to (``payment.charge``)."""
+        ...
+
+
+class FormRegistrar(Protocol):
+    def add(self, form: Mapping[str, Any]) -> None:
+        """Register a form schema (``key``, ``version``, ``fields``) as data."""
+        ...
+
+
+class QueueRegistrar(Protocol):
+    def add(self, key: str, name: str, *, members: tuple[str, ...] = ()) -> None:
+        """Declare a human work queue (``diario.revisao``) and optional default member user ids."""
+        ...
+
+
+class DataProviderRegistrar(Protocol):
+    def add(self, name: str, provider: DataProvider) -> None:
+        """Register a provider for data rules declare in ``requires`` (``supplier``)."""
+        ...
+
+
+class SubjectRegistrar(Protocol):
+    def add(self, subject: WorkflowSubject) -> None:
+        """Register the listener for one subject type's transitions."""
+        ...
+
+
+class RouteRegistrar(Protocol):
+    def add(self, handler: Any) -> None:
+        """Mount a Litestar route handler, controller or router on the application."""
+        ...
+
+
+class MigrationRegistrar(Protocol):
+    def add(self, branch: str, path: Path) -> None:
+        """Declare the plugin's own Alembic branch (a folder of revision scripts)."""
+        ...
+
+
+class CommandRegistrar(Protocol):
+    def add(self, command: Any) -> None:
+        """Add a click command or group to the ``tramita`` CLI."""
+        ...

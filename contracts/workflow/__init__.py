@@ -1,0 +1,31 @@
+"""What modules and the kernel know of the workflow service: its engine, handlers and data."""
+
+from contracts.workflow.engine import WorkflowEngine
+from contracts.workflow.handlers import DataProvider, StepControl, WorkflowHandler
+from contracts.workflow.subject import WorkflowSubject
+from contracts.workflow.types import (
+    HistoryEntry,
+    InstanceView,
+    StartRequest,
+    StepInput,
+    StepResult,
+    SubjectRef,
+    TaskView,
+    TransitionEvent,
+)
+
+__all__ = [
+    "DataProvider",
+    "HistoryEntry",
+    "InstanceView",
+    "StartRequest",
+    "StepControl",
+    "StepInput",
+    "StepResult",
+    "SubjectRef",
+    "TaskView",
+    "TransitionEvent",
+    "WorkflowEngine",
+    "WorkflowHandler",
+    "WorkflowSubject",
+]

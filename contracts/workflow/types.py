@@ -1,0 +1,131 @@
+"""Structs that cross the workflow service's boundary (API bodies, callbacks, handler calls).
+
+Persisted or queued payloads carry ``format`` so that old rows stay readable after a change.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+import msgspec
+
+from contracts.kernel import Actor
+
+InstanceStatus = Literal["running", "completed", "rejected", "expired", "failed", "cancelled"]
+TERMINAL_STATUSES: frozenset[str] = frozenset(
+    {"completed", "rejected", "expired", "failed", "cancelled"}
+)
+TaskStatus = Literal["ready", "claimed", "completed", "cancelled"]
+
+
+class SubjectRef(msgspec.Struct, frozen=True, kw_only=True):
+    """The domain object an instance is about (a gazette act, an e-SIC request...)."""
+
+    type: str
+    id: str
+
+
+class StartRequest(msgspec.Struct, frozen=True, kw_only=True):
+    definition_key: str
+    context: dict[str, Any] = {}
+    version: int | None = None
+    subject: SubjectRef | None = None
+    business_key: str | None = None
+    actor: Actor = Actor(kind="system", id="api")
+
+
+class InstanceView(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    protocol: str
+    definition_key: str
+    definition_version: int
+    status: InstanceStatus
+    current_nodes: tuple[str, ...]
+    subject: SubjectRef | None
+    business_key: str | None
+    started_at: datetime
+    updated_at: datetime
+    ended_at: datetime | None
+    due_at: datetime | None
+    row_version: int
+    context: dict[str, Any] = {}
+
+
+class TaskView(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    instance_id: str
+    protocol: str
+    node_id: str
+    name: str
+    queue: str | None
+    assignee: str | None
+    status: TaskStatus
+    form: str | None
+    outcomes: tuple[str, ...]
+    priority: int
+    created_at: datetime
+    due_at: datetime | None
+    claimed_at: datetime | None
+    completed_at: datetime | None
+
+
+class HistoryEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """One recorded transition of an instance, in order."""
+
+    seq: int
+    at: datetime
+    event: str
+    from_node: str | None
+    to_node: str | None
+    actor: Actor | None
+    data: dict[str, Any] = {}
+
+
+class TransitionEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """Delivered to a module's subject listener after the transition committed (from the outbox).
+
+    Carries identifiers and labels only; the module reads its own records for anything else.
+    """
+
+    format: int = 1
+    instance_id: str
+    protocol: str
+    definition_key: str
+    subject: SubjectRef | None
+    event: str
+    from_node: str | None
+    to_node: str | None
+    status: InstanceStatus
+    at: datetime
+    public_label: str | None = None
+    outcome: str | None = None
+
+
+class StepInput(msgspec.Struct, frozen=True, kw_only=True):
+    """What a handler receives for one attempt of one node.
+
+    ``idempotency_key`` is derived from ``(instance_id, node_id, attempt_group)``: it is the same
+    on every retry and on reprocessing, and changes only when the instance enters the node anew.
+    Send it as the ``Idempotency-Key`` header where the partner supports it. ``reference`` is the
+    instance's protocol number, for partners that can be queried by it (reconciliation).
+    """
+
+    format: int = 1
+    instance_id: str
+    protocol: str
+    definition_key: str
+    node_id: str
+    attempt_group: int
+    attempt: int
+    idempotency_key: str
+    reference: str
+    data: dict[str, Any]
+    checkpoint: dict[str, Any] | None = None
+    template: str | None = None
+
+
+class StepResult(msgspec.Struct, frozen=True, kw_only=True):
+    """The output of a step: merged into the instance context (only declared ``produces`` keys)."""
+
+    output: dict[str, Any] = {}

@@ -1,0 +1,1 @@
+"""The kernel: plugin discovery, settings, time and ids, database, audit, identity, web and CLI."""

@@ -1,0 +1,86 @@
+"""The composition root of the platform: settings, plugins, kernel services, the engine."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from contracts.kernel import Clock, IdGen
+from contracts.workflow.engine import WorkflowEngine
+from core import migrate
+from core.audit import SqlAuditWriter
+from core.clock import SystemClock
+from core.db import create_engine
+from core.identity import Directory
+from core.ids import UUIDv7Gen
+from core.plugins import PluginHost
+from core.registries import Collected, Registrations
+from core.settings import Settings, load_settings
+
+
+@dataclass
+class Platform:
+    """Implements ``contracts.platform.PlatformContext``; one per process."""
+
+    settings: Settings
+    clock: Clock
+    ids: IdGen
+    host: PluginHost
+    collected: Collected
+    registrations: Registrations
+    database: AsyncEngine
+    audit: SqlAuditWriter
+    directory: Directory
+    workflow: WorkflowEngine | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def permissions(self) -> Directory:
+        return self.directory
+
+    @classmethod
+    async def boot(
+        cls,
+        settings: Settings | None = None,
+        *,
+        clock: Clock | None = None,
+        ids: IdGen | None = None,
+        host: PluginHost | None = None,
+        upgrade: bool = True,
+    ) -> Platform:
+        settings = settings or load_settings()
+        clock = clock or SystemClock()
+        ids = ids or UUIDv7Gen()
+        if host is None:
+            host = PluginHost()
+            host.discover()
+        collected = host.collect()
+        if upgrade:
+            await asyncio.to_thread(migrate.upgrade, settings.database_url, collected.migrations)
+        database = create_engine(settings.database_url)
+        platform = cls(
+            settings=settings,
+            clock=clock,
+            ids=ids,
+            host=host,
+            collected=collected,
+            registrations=Registrations.freeze(collected),
+            database=database,
+            audit=SqlAuditWriter(clock, ids),
+            directory=Directory(database, clock, ids, collected.permissions),
+        )
+        platform.workflow = host.workflow_engine(platform)
+        host.startup(platform)
+        return platform
+
+    @property
+    def plain_mode(self) -> bool:
+        return self.workflow is None
+
+    async def close(self) -> None:
+        for pending in self.host.shutdown(self):
+            await pending
+        await self.database.dispose()

@@ -1,0 +1,186 @@
+"""The ``tramita`` command line; optional services add their own subcommands through a hook."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import click
+
+from contracts.errors import TramitaError
+from core import migrate
+from core.app import Platform
+from core.logging import configure_logging
+from core.plugins import PluginHost
+from core.settings import load_settings
+
+T = TypeVar("T")
+
+
+def run_async(factory: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine for a command, turning Tramita errors into one clear line and exit 1."""
+    try:
+        return asyncio.run(factory())  # type: ignore[arg-type]
+    except TramitaError as exc:
+        click.echo(f"error: {exc.detail}", err=True)
+        for e in exc.errors:
+            click.echo(f"  {e.path}: {e.message}", err=True)
+        sys.exit(1)
+
+
+def _host() -> PluginHost:
+    host = PluginHost()
+    try:
+        host.discover()
+    except TramitaError as exc:
+        click.echo(f"error: {exc.detail}", err=True)
+        sys.exit(2)
+    return host
+
+
+class TramitaCLI(click.Group):
+    """Adds plugin commands lazily so ``tramita --help`` lists them too."""
+
+    _loaded = False
+
+    def _load_plugins(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        try:
+            host = _host()
+            for command in host.collect(include_workflow_hooks=False).commands:
+                self.add_command(command)
+        except TramitaError as exc:
+            click.echo(f"error: {exc.detail}", err=True)
+            sys.exit(2)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugins()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            self._load_plugins()
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=TramitaCLI)
+@click.version_option("0.1.0", prog_name="tramita")
+def main() -> None:
+    """Tramita: durable workflows and approvals for public-sector platforms."""
+    configure_logging(load_settings())
+
+
+@main.command("plugins")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def plugins_cmd(as_json: bool) -> None:
+    """List the discovered plugins and what each registered."""
+    host = _host()
+    collected = host.collect()
+    by_plugin: dict[str, dict[str, list[str]]] = {name: {} for name in host.names()}
+    for (kind, name), plugin in sorted(collected.owners.items()):
+        by_plugin.setdefault(plugin, {}).setdefault(kind, []).append(name)
+    if as_json:
+        click.echo(json.dumps({"plugins": by_plugin, "kinds": host.kinds}, indent=2))
+        return
+    mode = (
+        "workflow service installed" if host.has_services() else "plain mode (no workflow service)"
+    )
+    click.echo(f"Plugins ({mode}):")
+    for name in host.names():
+        click.echo(f"  {name} [{host.kinds.get(name, 'kernel')}]")
+        for kind, names in sorted(by_plugin.get(name, {}).items()):
+            click.echo(f"    {kind}: {', '.join(names)}")
+
+
+@main.group("db")
+def db_group() -> None:
+    """Database schema management."""
+
+
+@db_group.command("upgrade")
+def db_upgrade() -> None:
+    """Apply every installed plugin's migrations (idempotent)."""
+    settings = load_settings()
+    host = _host()
+    branches = host.collect().migrations
+    heads = migrate.upgrade(settings.database_url, branches)
+    click.echo(f"database at heads: {', '.join(heads)}")
+
+
+@db_group.command("status")
+def db_status() -> None:
+    """Show applied and known migration heads."""
+    settings = load_settings()
+    branches = _host().collect().migrations
+    click.echo(f"applied: {', '.join(migrate.current_heads(settings.database_url, branches))}")
+    click.echo(f"known:   {', '.join(migrate.known_heads(branches))}")
+
+
+@main.command("demo")
+def demo_cmd() -> None:
+    """Run one case of each installed process on the embedded defaults and summarise it."""
+
+    async def _demo() -> None:
+        platform = await Platform.boot()
+        try:
+            click.echo("Tramita demo")
+            click.echo(f"  database: {platform.settings.database_url}")
+            click.echo(
+                "  delivery: "
+                + (
+                    "in-process"
+                    if platform.settings.embedded
+                    else platform.settings.redis_url or ""
+                )
+            )
+            click.echo(
+                "  mode:     "
+                + ("plain (workflow service not installed)" if platform.plain_mode else "workflow")
+            )
+            click.echo(f"  plugins:  {', '.join(platform.host.names())}")
+            click.echo(f"  schema:   {', '.join(await asyncio.to_thread(_heads, platform))}")
+            for plugin, pending in platform.host.demo_data(platform):
+                lines = await pending if inspect.isawaitable(pending) else pending
+                click.echo(f"\n[{plugin}]")
+                for line in lines or []:
+                    click.echo(f"  {line}")
+        finally:
+            await platform.close()
+
+    run_async(_demo)
+
+
+def _heads(platform: Platform) -> list[str]:
+    return migrate.current_heads(platform.settings.database_url, platform.collected.migrations)
+
+
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+def serve_cmd(host: str, port: int) -> None:
+    """Serve the HTTP API and pages."""
+    import uvicorn
+
+    from core.web import create_app
+
+    async def _serve() -> None:
+        platform = await Platform.boot()
+        config = uvicorn.Config(create_app(platform), host=host, port=port, log_config=None)
+        await uvicorn.Server(config).serve()
+
+    run_async(_serve)
+
+
+@main.command("run")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.pass_context
+def run_cmd(ctx: click.Context, host: str, port: int) -> None:
+    """Everything in one process on the embedded defaults (API, delivery, workers, ticks)."""
+    ctx.invoke(serve_cmd, host=host, port=port)

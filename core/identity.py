@@ -1,0 +1,172 @@
+"""Users with exactly one profile each; a profile grants permissions that plugins declared."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Iterable, Mapping
+
+import msgspec
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from contracts.errors import Conflict, NotFound, ValidationFailed
+from contracts.kernel import Clock, IdGen
+from core.tables import profile_permissions, profiles, users
+
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+
+
+class User(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    username: str
+    display_name: str
+    profile: str
+    active: bool
+
+
+def hash_password(password: str, *, salt: bytes | None = None) -> str:
+    salt = salt or secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, **_SCRYPT)
+    return f"scrypt${salt.hex()}${digest.hex()}"
+
+
+def verify_password(password: str, stored: str) -> bool:
+    try:
+        scheme, salt_hex, digest_hex = stored.split("$")
+    except ValueError:
+        return False
+    if scheme != "scrypt":
+        return False
+    digest = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt_hex), **_SCRYPT)
+    return hmac.compare_digest(digest.hex(), digest_hex)
+
+
+class Directory:
+    """Users, profiles and the permission check (implements ``contracts.kernel.Permissions``)."""
+
+    def __init__(
+        self, engine: AsyncEngine, clock: Clock, ids: IdGen, declared: Mapping[str, str]
+    ) -> None:
+        self._engine = engine
+        self._clock = clock
+        self._ids = ids
+        self._declared = declared
+
+    async def ensure_profile(self, key: str, name: str, permissions: Iterable[str]) -> str:
+        """Create or update a profile so it grants exactly ``permissions``."""
+        wanted = sorted(set(permissions))
+        unknown = [p for p in wanted if p not in self._declared]
+        if unknown:
+            raise ValidationFailed(
+                "profile grants permissions no plugin declared",
+                profile=key,
+                permissions=unknown,
+            )
+        async with self._engine.begin() as conn:
+            row = (
+                await conn.execute(sa.select(profiles.c.id).where(profiles.c.key == key))
+            ).first()
+            if row is None:
+                profile_id = str(self._ids.new_id())
+                await conn.execute(
+                    profiles.insert().values(
+                        id=profile_id, key=key, name=name, created_at=self._clock.now()
+                    )
+                )
+            else:
+                profile_id = row.id
+                await conn.execute(
+                    profile_permissions.delete().where(
+                        profile_permissions.c.profile_id == profile_id
+                    )
+                )
+            if wanted:
+                await conn.execute(
+                    profile_permissions.insert(),
+                    [{"profile_id": profile_id, "permission": p} for p in wanted],
+                )
+        return profile_id
+
+    async def create_user(
+        self,
+        username: str,
+        *,
+        display_name: str,
+        profile: str,
+        password: str | None = None,
+        user_id: str | None = None,
+    ) -> User:
+        async with self._engine.begin() as conn:
+            prof = (
+                await conn.execute(sa.select(profiles.c.id).where(profiles.c.key == profile))
+            ).first()
+            if prof is None:
+                raise NotFound("unknown profile", profile=profile)
+            exists = (
+                await conn.execute(sa.select(users.c.id).where(users.c.username == username))
+            ).first()
+            if exists is not None:
+                raise Conflict("username already taken", user_id=exists.id)
+            new_id = user_id or str(self._ids.new_id())
+            await conn.execute(
+                users.insert().values(
+                    id=new_id,
+                    username=username,
+                    display_name=display_name,
+                    password_hash=hash_password(password) if password else None,
+                    profile_id=prof.id,
+                    active=True,
+                    created_at=self._clock.now(),
+                )
+            )
+        return User(
+            id=new_id, username=username, display_name=display_name, profile=profile, active=True
+        )
+
+    async def get_user(self, user_id: str) -> User:
+        async with self._engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    sa.select(users, profiles.c.key.label("profile_key"))
+                    .join(profiles, profiles.c.id == users.c.profile_id)
+                    .where(users.c.id == user_id)
+                )
+            ).first()
+        if row is None:
+            raise NotFound("unknown user", user_id=user_id)
+        return User(
+            id=row.id,
+            username=row.username,
+            display_name=row.display_name,
+            profile=row.profile_key,
+            active=row.active,
+        )
+
+    async def authenticate(self, username: str, password: str) -> User | None:
+        async with self._engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    sa.select(users.c.id, users.c.password_hash, users.c.active).where(
+                        users.c.username == username
+                    )
+                )
+            ).first()
+        if row is None or not row.active or not row.password_hash:
+            return None
+        if not verify_password(password, row.password_hash):
+            return None
+        return await self.get_user(row.id)
+
+    async def of(self, user_id: str) -> frozenset[str]:
+        async with self._engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(profile_permissions.c.permission)
+                .join(users, users.c.profile_id == profile_permissions.c.profile_id)
+                .where(users.c.id == user_id, users.c.active.is_(True))
+            )
+            return frozenset(r.permission for r in rows)
+
+    async def has(self, user_id: str, permission: str) -> bool:
+        return permission in await self.of(user_id)

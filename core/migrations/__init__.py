@@ -1,0 +1,1 @@
+"""Alembic environment shared by every plugin's migration branch."""

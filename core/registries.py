@@ -1,0 +1,159 @@
+"""Concrete registrars handed to registration hooks, and their frozen result.
+
+Each registrar is bound to the plugin whose hook is running, so a duplicate names both the
+plugin that registered the name first and the one that tried again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from contracts.errors import DuplicateRegistration, PluginError
+from contracts.workflow.handlers import DataProvider, WorkflowHandler
+from contracts.workflow.subject import WorkflowSubject
+
+
+@dataclass
+class Collected:
+    """Everything plugins registered, with owners; frozen into ``Registrations`` at the end."""
+
+    owners: dict[tuple[str, str], str] = field(default_factory=dict)
+    permissions: dict[str, str] = field(default_factory=dict)
+    workflows: list[Mapping[str, Any]] = field(default_factory=list)
+    handlers: dict[str, WorkflowHandler] = field(default_factory=dict)
+    forms: list[Mapping[str, Any]] = field(default_factory=list)
+    queues: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    data_providers: dict[str, DataProvider] = field(default_factory=dict)
+    subjects: dict[str, WorkflowSubject] = field(default_factory=dict)
+    routes: list[Any] = field(default_factory=list)
+    migrations: dict[str, Path] = field(default_factory=dict)
+    commands: list[Any] = field(default_factory=list)
+
+    def claim(self, kind: str, name: str, plugin: str) -> None:
+        key = (kind, name)
+        if key in self.owners:
+            raise DuplicateRegistration(
+                f"{kind} {name!r} registered by plugin {plugin!r} was already registered "
+                f"by plugin {self.owners[key]!r}",
+                kind=kind,
+                name=name,
+                plugin=plugin,
+                first_plugin=self.owners[key],
+            )
+        self.owners[key] = plugin
+
+
+class _Bound:
+    def __init__(self, collected: Collected, plugin: str) -> None:
+        self._c = collected
+        self._plugin = plugin
+
+
+class PermissionRegistrar(_Bound):
+    def add(self, key: str, description: str) -> None:
+        if "." not in key:
+            raise PluginError(
+                f"permission {key!r} from plugin {self._plugin!r} must be '<plugin>.<verb>'",
+                plugin=self._plugin,
+            )
+        self._c.claim("permission", key, self._plugin)
+        self._c.permissions[key] = description
+
+
+class WorkflowRegistrar(_Bound):
+    def add(self, definition: Mapping[str, Any]) -> None:
+        key = str(definition.get("key", ""))
+        self._c.claim("workflow", key, self._plugin)
+        self._c.workflows.append(MappingProxyType(dict(definition)))
+
+
+class HandlerRegistrar(_Bound):
+    def add(self, name: str, handler: WorkflowHandler) -> None:
+        if not callable(getattr(handler, "execute", None)):
+            raise PluginError(
+                f"handler {name!r} from plugin {self._plugin!r} has no execute() method",
+                plugin=self._plugin,
+            )
+        self._c.claim("handler", name, self._plugin)
+        self._c.handlers[name] = handler
+
+
+class FormRegistrar(_Bound):
+    def add(self, form: Mapping[str, Any]) -> None:
+        name = f"{form.get('key')}@{form.get('version')}"
+        self._c.claim("form", name, self._plugin)
+        self._c.forms.append(MappingProxyType(dict(form)))
+
+
+class QueueRegistrar(_Bound):
+    def add(self, key: str, name: str, *, members: tuple[str, ...] = ()) -> None:
+        self._c.claim("queue", key, self._plugin)
+        self._c.queues[key] = (name, tuple(members))
+
+
+class DataProviderRegistrar(_Bound):
+    def add(self, name: str, provider: DataProvider) -> None:
+        self._c.claim("data provider", name, self._plugin)
+        self._c.data_providers[name] = provider
+
+
+class SubjectRegistrar(_Bound):
+    def add(self, subject: WorkflowSubject) -> None:
+        self._c.claim("subject", subject.subject_type, self._plugin)
+        self._c.subjects[subject.subject_type] = subject
+
+
+class RouteRegistrar(_Bound):
+    def add(self, handler: Any) -> None:
+        self._c.routes.append(handler)
+
+
+class MigrationRegistrar(_Bound):
+    def add(self, branch: str, path: Path) -> None:
+        if not Path(path).is_dir():
+            raise PluginError(
+                f"migration branch {branch!r} of plugin {self._plugin!r} is not a folder",
+                plugin=self._plugin,
+            )
+        self._c.claim("migration branch", branch, self._plugin)
+        self._c.migrations[branch] = Path(path)
+
+
+class CommandRegistrar(_Bound):
+    def add(self, command: Any) -> None:
+        self._c.claim("command", str(getattr(command, "name", command)), self._plugin)
+        self._c.commands.append(command)
+
+
+@dataclass(frozen=True)
+class Registrations:
+    """The frozen view handed to the service (implements ``contracts.platform.Registrations``)."""
+
+    permissions: Mapping[str, str]
+    workflows: tuple[Mapping[str, Any], ...]
+    handlers: Mapping[str, WorkflowHandler]
+    forms: tuple[Mapping[str, Any], ...]
+    queues: Mapping[str, tuple[str, tuple[str, ...]]]
+    data_providers: Mapping[str, DataProvider]
+    subjects: Mapping[str, WorkflowSubject]
+    _owners: Mapping[tuple[str, str], str]
+
+    def owner(self, kind: str, name: str) -> str:
+        return self._owners.get((kind, name), "?")
+
+    @classmethod
+    def freeze(cls, c: Collected) -> Registrations:
+        return cls(
+            permissions=MappingProxyType(dict(c.permissions)),
+            workflows=tuple(c.workflows),
+            handlers=MappingProxyType(dict(c.handlers)),
+            forms=tuple(c.forms),
+            queues=MappingProxyType(dict(c.queues)),
+            data_providers=MappingProxyType(dict(c.data_providers)),
+            subjects=MappingProxyType(dict(c.subjects)),
+            _owners=MappingProxyType(dict(c.owners)),
+        )

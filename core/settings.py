@@ -1,0 +1,88 @@
+"""Settings from the environment, as one typed Struct (``TRAMITA_*`` variables)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import msgspec
+
+from contracts.errors import ConfigurationError
+
+DEFAULT_SQLITE = "sqlite+aiosqlite:///./tramita.db"
+_DEV_SECRET = "tramita-development-secret-change-me"
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    database_url: str = DEFAULT_SQLITE
+    redis_url: str | None = None
+    secret_key: str = _DEV_SECRET
+    environment: str = "development"
+    tenant: str = "default"
+    log_level: str = "INFO"
+    log_json: bool = True
+    idempotency_ttl_s: int = 24 * 3600
+
+    @property
+    def embedded(self) -> bool:
+        """No Redis configured: events are delivered in-process."""
+        return self.redis_url is None
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+
+def _flag(value: str) -> bool:
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """Read ``TRAMITA_*`` variables; unknown values are errors, not silent defaults."""
+    env = os.environ if env is None else env
+    fields: dict[str, object] = {}
+    if url := env.get("TRAMITA_DATABASE_URL"):
+        fields["database_url"] = normalise_database_url(url)
+    if redis := env.get("TRAMITA_REDIS_URL"):
+        fields["redis_url"] = redis
+    if secret := env.get("TRAMITA_SECRET_KEY"):
+        fields["secret_key"] = secret
+    if environment := env.get("TRAMITA_ENV"):
+        fields["environment"] = environment
+    if tenant := env.get("TRAMITA_TENANT"):
+        fields["tenant"] = tenant
+    if level := env.get("TRAMITA_LOG_LEVEL"):
+        fields["log_level"] = level.upper()
+    if "TRAMITA_LOG_JSON" in env:
+        fields["log_json"] = _flag(env["TRAMITA_LOG_JSON"])
+    if ttl := env.get("TRAMITA_IDEMPOTENCY_TTL_S"):
+        try:
+            fields["idempotency_ttl_s"] = int(ttl)
+        except ValueError as exc:
+            raise ConfigurationError("TRAMITA_IDEMPOTENCY_TTL_S must be an integer") from exc
+    settings = msgspec.convert(fields, Settings)
+    if settings.environment == "production" and settings.secret_key == _DEV_SECRET:
+        raise ConfigurationError("TRAMITA_SECRET_KEY must be set in production")
+    return settings
+
+
+def normalise_database_url(url: str) -> str:
+    """Accept the common spellings and pick the async drivers we support."""
+    if url.startswith(("postgres://", "postgresql://")):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    if url.startswith("sqlite:///"):
+        return "sqlite+aiosqlite:///" + url.split(":///", 1)[1]
+    if url.startswith(("postgresql+psycopg://", "sqlite+aiosqlite://")):
+        return url
+    raise ConfigurationError(
+        "TRAMITA_DATABASE_URL must be a postgresql:// or sqlite:/// URL",
+        scheme=url.split(":", 1)[0],
+    )
+
+
+def sqlite_path(url: str) -> Path | None:
+    if not url.startswith("sqlite"):
+        return None
+    raw = url.split(":///", 1)[1]
+    return None if raw in ("", ":memory:") else Path(raw)

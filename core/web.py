@@ -1,0 +1,113 @@
+"""The Litestar application factory and the one place errors become RFC 9457 problems.
+
+Controllers raise ``TramitaError`` subclasses and never catch to translate; anything else is a
+500 problem with no stack trace, SQL or personal data in the body.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+import structlog
+from litestar import Litestar, MediaType, Request, Response, get
+from litestar.datastructures import State
+from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.openapi import OpenAPIConfig
+
+from contracts.errors import TramitaError
+from core.app import Platform
+
+PROBLEM_JSON = "application/problem+json"
+log = structlog.get_logger("tramita.web")
+
+
+def _problem(body: dict[str, Any], request: Request[Any, Any, Any]) -> Response[Any]:
+    body.setdefault("instance", request.url.path)
+    return Response(content=body, status_code=int(body["status"]), media_type=PROBLEM_JSON)
+
+
+def tramita_error_handler(request: Request[Any, Any, Any], exc: TramitaError) -> Response[Any]:
+    return _problem(exc.to_problem(), request)
+
+
+def http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    body: dict[str, Any] = {
+        "type": f"https://tramita.dev/problems/http-{exc.status_code}",
+        "title": exc.detail if isinstance(exc, NotFoundException) else type(exc).__name__,
+        "status": exc.status_code,
+        "detail": exc.detail,
+    }
+    if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
+        body["type"] = "https://tramita.dev/problems/bad-request"
+        body["title"] = "Bad request"
+        body["errors"] = [
+            {
+                "path": str(e.get("key") or e.get("source") or ""),
+                "code": "invalid",
+                "message": str(e.get("message", "")),
+            }
+            for e in exc.extra
+            if isinstance(e, dict)
+        ]
+    return _problem(body, request)
+
+
+def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.error("unhandled_error", error_type=type(exc).__name__, path=request.url.path)
+    return _problem(
+        {
+            "type": "https://tramita.dev/problems/internal",
+            "title": "Internal error",
+            "status": 500,
+            "detail": "The server failed to handle this request; it has been logged.",
+        },
+        request,
+    )
+
+
+@get("/health", media_type=MediaType.JSON)
+async def health(state: State) -> Response[dict[str, Any]]:
+    """Database (and, when configured, broker) reachability."""
+    platform: Platform = state.platform
+    checks: dict[str, str] = {}
+    try:
+        async with platform.database.connect() as conn:
+            await conn.execute(sa.text("SELECT 1"))
+        checks["database"] = "ok"
+    except Exception as exc:  # noqa: BLE001 - health reports, never raises
+        checks["database"] = f"error: {type(exc).__name__}"
+    for name, probe in platform.extras.get("health_checks", {}).items():
+        try:
+            await probe()
+            checks[name] = "ok"
+        except Exception as exc:  # noqa: BLE001
+            checks[name] = f"error: {type(exc).__name__}"
+    healthy = all(v == "ok" for v in checks.values())
+    body = {
+        "status": "ok" if healthy else "degraded",
+        "checks": checks,
+        "plugins": platform.host.names(),
+        "mode": "plain" if platform.plain_mode else "workflow",
+    }
+    return Response(body, status_code=200 if healthy else 503)
+
+
+def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
+    """Build the application for an already booted platform (lifespan closes it)."""
+
+    async def _close() -> None:
+        await platform.close()
+
+    return Litestar(
+        route_handlers=[health, *platform.collected.routes],
+        state=State({"platform": platform}),
+        exception_handlers={
+            TramitaError: tramita_error_handler,
+            HTTPException: http_error_handler,
+            Exception: internal_error_handler,
+        },
+        on_shutdown=[_close],
+        openapi_config=OpenAPIConfig(title="Tramita", version="0.1.0", path="/schema"),
+        debug=debug,
+    )

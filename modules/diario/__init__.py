@@ -1,0 +1,1 @@
+"""Diário Oficial: the city's Official Gazette (acts, review, approval, editions)."""

@@ -1,0 +1,1 @@
+"""e-SIC (Access to Information Law requests) and Ouvidoria (ombudsman cases)."""

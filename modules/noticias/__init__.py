@@ -1,0 +1,1 @@
+"""Notícias: news drafting, editorial approval and scheduled publication."""

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Set up (first run only) and run the whole test suite: once on SQLite (with every test that
+# needs no database), once more on PostgreSQL for every database test. PostgreSQL and Redis tests
+# skip on a machine without them, except in CI (CI=true), where they fail instead.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh || exit 1
+. .venv/bin/activate
+export PYTHONDONTWRITEBYTECODE=1
+
+run() {
+  python -m pytest "$@"
+  code=$?
+  if [ "$code" = 5 ]; then
+    echo "pytest collected no tests for: $*" >&2
+    return 1
+  fi
+  return "$code"
+}
+
+status=0
+echo "== tests on SQLite =="
+TRAMITA_TEST_BACKEND=sqlite run -q --cov --cov-report= "$@" || status=1
+echo "== database tests on PostgreSQL =="
+TRAMITA_TEST_BACKEND=postgresql run -q -m db --cov --cov-append --cov-report=term:skip-covered "$@" || status=1
+exit $status

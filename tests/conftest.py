@@ -1,0 +1,148 @@
+"""Shared fixtures: the database backends, a fixed clock and a booted platform.
+
+The backend comes from ``TRAMITA_TEST_BACKEND`` (``sqlite``, ``postgresql`` or ``all``, the
+default): tests that take ``database_url`` run once per selected backend and are marked ``db``.
+In CI (``CI=true``) an unreachable PostgreSQL or Redis is an error, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psycopg
+import pytest
+import sqlalchemy as sa
+
+from core import migrate
+from core.app import Platform
+from core.clock import FixedClock
+from core.ids import SequentialIdGen
+from core.plugins import PluginHost
+from core.settings import Settings
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+PG_ADMIN_URL = os.environ.get("TRAMITA_TEST_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS_URL = os.environ.get("TRAMITA_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+
+
+def _backends() -> list[str]:
+    chosen = os.environ.get("TRAMITA_TEST_BACKEND", "all")
+    return ["sqlite", "postgresql"] if chosen == "all" else [chosen]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "database_url" in metafunc.fixturenames:
+        metafunc.parametrize("backend", _backends(), indirect=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "database_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.db)
+
+
+def unavailable(what: str, why: str) -> None:
+    message = f"{what} unavailable: {why}"
+    if IN_CI:
+        pytest.fail(message + " (CI must run these tests)")
+    pytest.skip(message)
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def pg_database() -> Iterator[str]:
+    """A fresh PostgreSQL database for this test session, migrated once, dropped at the end."""
+    name = f"tramita_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    try:
+        admin = psycopg.connect(PG_ADMIN_URL, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as exc:
+        unavailable("PostgreSQL", type(exc).__name__)
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    base = PG_ADMIN_URL.rsplit("/", 1)[0]
+    url = f"{base}/{name}".replace("postgresql://", "postgresql+psycopg://", 1)
+    migrate.upgrade(url, _branches())
+    yield url
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _branches() -> dict[str, Path]:
+    host = PluginHost()
+    host.discover()
+    return host.collect().migrations
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated SQLite file, copied for each test (migrating per test would be slow)."""
+    path = tmp_path_factory.mktemp("template") / "template.db"
+    migrate.upgrade(f"sqlite+aiosqlite:///{path}", _branches())
+    return path
+
+
+def _truncate_all(url: str) -> None:
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        names = [
+            r[0]
+            for r in conn.execute(
+                sa.text(
+                    "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+                    "AND tablename <> 'alembic_version'"
+                )
+            )
+        ]
+        if names:
+            conn.execute(sa.text(f"TRUNCATE {', '.join(names)} RESTART IDENTITY CASCADE"))
+    engine.dispose()
+
+
+@pytest.fixture
+def database_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A migrated, empty database of the parametrised backend."""
+    if backend == "sqlite":
+        template: Path = request.getfixturevalue("sqlite_template")
+        path = tmp_path / "tramita.db"
+        shutil.copy(template, path)
+        return f"sqlite+aiosqlite:///{path}"
+    url: str = request.getfixturevalue("pg_database")
+    _truncate_all(url)
+    return url
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock(T0)
+
+
+@pytest.fixture
+async def platform(database_url: str, clock: FixedClock) -> AsyncIterator[Platform]:
+    settings = Settings(database_url=database_url)
+    booted = await Platform.boot(settings, clock=clock, ids=SequentialIdGen(clock), upgrade=False)
+    yield booted
+    await booted.close()
+
+
+@pytest.fixture
+def redis_url() -> str:
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.exceptions.ConnectionError as exc:
+        unavailable("Redis", type(exc).__name__)
+    finally:
+        client.close()
+    return REDIS_URL
