@@ -1,0 +1,95 @@
+"""Legal deadlines in calendar or business days over versioned Brazilian calendars.
+
+Pure: no I/O, no clock reads. Time is passed in; every transition returns the new deadline
+and an audit record for the engine to write in the same transaction. Rules and legal
+references: ``docs/deadlines.md``.
+"""
+
+from .deadlines import (
+    extend,
+    is_overdue,
+    recompute,
+    remaining,
+    replay,
+    resume,
+    start_deadline,
+    suspend,
+)
+from .errors import (
+    CalendarExhausted,
+    CalendarMismatch,
+    CalendarRevisionInvalid,
+    CalendarSpecInvalid,
+    DeadlineInputInvalid,
+    DeadlineRuleInvalid,
+    DeadlineStateInvalid,
+    ExtensionRefused,
+)
+from .model import (
+    ESIC_APPEAL,
+    ESIC_REQUEST,
+    OUVIDORIA,
+    Deadline,
+    DeadlineAudit,
+    DeadlineEvent,
+    DeadlineRule,
+    Extension,
+    Resumption,
+    Suspension,
+    validate_rule,
+)
+from .provider import provider_version
+from .revision import CalendarChange, revise
+from .spec import (
+    AnnualHoliday,
+    CalendarSpec,
+    DatedHoliday,
+    LocalHoliday,
+    seal_spec,
+    spec_checksum,
+    validate_spec,
+    verify_spec,
+)
+from .workdays import Calendar
+
+__all__ = [
+    "ESIC_APPEAL",
+    "ESIC_REQUEST",
+    "OUVIDORIA",
+    "AnnualHoliday",
+    "Calendar",
+    "CalendarChange",
+    "CalendarExhausted",
+    "CalendarMismatch",
+    "CalendarRevisionInvalid",
+    "CalendarSpec",
+    "CalendarSpecInvalid",
+    "DatedHoliday",
+    "Deadline",
+    "DeadlineAudit",
+    "DeadlineEvent",
+    "DeadlineInputInvalid",
+    "DeadlineRule",
+    "DeadlineRuleInvalid",
+    "DeadlineStateInvalid",
+    "Extension",
+    "ExtensionRefused",
+    "LocalHoliday",
+    "Resumption",
+    "Suspension",
+    "extend",
+    "is_overdue",
+    "provider_version",
+    "recompute",
+    "remaining",
+    "replay",
+    "resume",
+    "revise",
+    "seal_spec",
+    "spec_checksum",
+    "start_deadline",
+    "suspend",
+    "validate_rule",
+    "validate_spec",
+    "verify_spec",
+]

@@ -1,0 +1,64 @@
+"""The one place that talks to the ``holidays`` package.
+
+Names are requested in ``en_US`` so they do not depend on the process locale or on the
+package's default language: ``"Carnival"``, ``"Good Friday"``, ``"Christmas Eve"``.
+The package computes movable feasts (Easter, Carnival, Corpus Christi) itself; we never do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date
+from functools import lru_cache
+from types import MappingProxyType
+
+import holidays
+from holidays.countries.brazil import Brazil
+from holidays.version import __version__ as _holidays_version
+
+LANGUAGE = "en_US"
+PUBLIC = "public"
+OPTIONAL = "optional"
+# Years scanned to learn which optional (ponto facultativo) names the package knows.
+_NAME_SCAN_YEARS = range(1990, 2101)
+
+
+def provider_version() -> str:
+    """The ``holidays`` version; a library upgrade can change results, so audits may note it."""
+    return _holidays_version
+
+
+def subdivisions() -> tuple[str, ...]:
+    """State codes (and the few cities) the package knows for Brazil."""
+    return tuple(Brazil.subdivisions)
+
+
+def _holidays(subdivision: str | None, years: int | range, category: str) -> holidays.HolidayBase:
+    return holidays.country_holidays(
+        "BR", subdiv=subdivision, years=years, categories=(category,), language=LANGUAGE
+    )
+
+
+@lru_cache(maxsize=64)
+def optional_names(subdivision: str | None) -> frozenset[str]:
+    """Every name in the OPTIONAL category for the subdivision, over a wide span of years."""
+    table = _holidays(subdivision, _NAME_SCAN_YEARS, OPTIONAL)
+    return frozenset(name for day in table for name in table.get_list(day))
+
+
+@lru_cache(maxsize=512)
+def year_holidays(
+    subdivision: str | None, year: int, facultative: frozenset[str]
+) -> Mapping[date, tuple[str, ...]]:
+    """Public holidays of the year plus the opted-in optional ones, by date (read-only: cached)."""
+    found: dict[date, list[str]] = {}
+    public = _holidays(subdivision, year, PUBLIC)
+    for day in public:
+        found.setdefault(day, []).extend(public.get_list(day))
+    if facultative:
+        optional = _holidays(subdivision, year, OPTIONAL)
+        for day in optional:
+            chosen = [name for name in optional.get_list(day) if name in facultative]
+            if chosen:
+                found.setdefault(day, []).extend(chosen)
+    return MappingProxyType({day: tuple(names) for day, names in found.items()})
