@@ -1,0 +1,390 @@
+"""Per-node semantic checks: shapes, targets, registered names, timers and policies.
+
+Each check appends :class:`FieldError`s and never stops early, so an author fixing a definition
+sees every problem of one publish attempt at once. Graph-wide checks live in ``validation``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Final
+
+from contracts.errors import FieldError
+
+from .durations import DurationError, parse_duration
+from .graph import Graph, node_edges
+from .model import (
+    HUMAN_TYPES,
+    INLINE_TYPES,
+    WORK_TYPES,
+    ApprovalNode,
+    BoundaryTimer,
+    Definition,
+    EndNode,
+    ExclusiveNode,
+    ServiceTaskNode,
+    StartNode,
+    TimerNode,
+    UserTaskNode,
+    ValidationNode,
+    node_type,
+)
+from .ports import BUILTIN_QUEUES, KnownNames
+
+CEL_RESERVED: Final = frozenset(
+    {
+        *("true", "false", "null", "in", "as", "break", "const", "continue", "else", "for"),
+        *("function", "if", "import", "let", "loop", "package", "namespace", "return", "var"),
+        *("void", "while"),
+    }
+)
+
+
+class Collector:
+    """Accumulates errors with the node path prefix the spec asks for."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.errors: list[FieldError] = []
+
+    def at(self, index: int, node_id: str, suffix: str, code: str, message: str) -> None:
+        path = f"nodes[{index}] ({node_id})" + (f".{suffix}" if suffix else "")
+        self.errors.append(FieldError(path=path, code=code, message=message))
+
+    def top(self, path: str, code: str, message: str) -> None:
+        self.errors.append(FieldError(path=path, code=code, message=message))
+
+
+def check_structure(defn: Definition, out: Collector) -> None:
+    """Ids unique, exactly one start, at least one end, targets exist, start/end shapes."""
+    counts = Counter(n.id for n in defn.nodes)
+    seen: set[str] = set()
+    for i, node in enumerate(defn.nodes):
+        if counts[node.id] > 1 and node.id in seen:
+            out.at(
+                i,
+                node.id,
+                "id",
+                "duplicate_id",
+                f"The id `{node.id}` is used by more than one node; every node id must be unique.",
+            )
+        seen.add(node.id)
+        for edge in node_edges(node):
+            if edge.target not in counts:
+                out.at(
+                    i,
+                    node.id,
+                    edge.label,
+                    "unknown_target",
+                    f"Node `{node.id}` points `{edge.label}` to `{edge.target}`, "
+                    "which is not a node of this definition.",
+                )
+    starts = [(i, n) for i, n in enumerate(defn.nodes) if isinstance(n, StartNode)]
+    if not starts:
+        out.top("nodes", "no_start", "The definition needs exactly one start node; it has none.")
+    for i, node in starts[1:]:
+        out.at(
+            i,
+            node.id,
+            "",
+            "multiple_starts",
+            f"Node `{node.id}` is a second start node; a definition has exactly one start.",
+        )
+    if not any(isinstance(n, EndNode) for n in defn.nodes):
+        out.top("nodes", "no_end", "The definition needs at least one end node; it has none.")
+    for i, node in starts:
+        for edge in out.graph.inc.get(node.id, []):
+            out.at(
+                i,
+                node.id,
+                "",
+                "start_has_incoming",
+                f"Start node `{node.id}` is the target "
+                f"of `{edge.label}` on `{edge.source}`; nothing may flow into the start.",
+            )
+
+
+def _check_duration(out: Collector, i: int, nid: str, suffix: str, text: str) -> None:
+    try:
+        parse_duration(text)
+    except DurationError as exc:
+        out.at(i, nid, suffix, "invalid_duration", f"Node `{nid}`: {exc}.")
+
+
+def _check_timer(
+    out: Collector, i: int, nid: str, k: int, timer: BoundaryTimer, known: KnownNames
+) -> None:
+    where = f"timers[{k}]"
+    name = f"Timer `{timer.id}` on node `{nid}`"
+    if (timer.duration is None) == (timer.business_days is None):
+        out.at(
+            i,
+            nid,
+            where,
+            "timer_spec",
+            f"{name} needs exactly one of `duration` or `business_days`.",
+        )
+    elif timer.duration is not None:
+        _check_duration(out, i, nid, f"{where}.duration", timer.duration)
+    if timer.interrupting:
+        if timer.next is None or timer.escalate_to is not None:
+            out.at(
+                i,
+                nid,
+                where,
+                "timer_target",
+                f"{name} is interrupting, so it needs `next` "
+                "(where the token goes) and cannot escalate.",
+            )
+    elif (timer.next is None) == (timer.escalate_to is None):
+        out.at(
+            i,
+            nid,
+            where,
+            "timer_target",
+            f"{name} is non-interrupting, so it needs exactly "
+            "one of `next` (start a side path) or `escalate_to` (move the task).",
+        )
+    if timer.escalate_to is not None and timer.escalate_to not in known.queues:
+        out.at(
+            i,
+            nid,
+            f"{where}.escalate_to",
+            "unknown_queue",
+            f"{name} escalates to queue `{timer.escalate_to}`, which is not registered.",
+        )
+
+
+def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
+    """Node-type shape rules and every registered name a node refers to."""
+    for i, node in enumerate(defn.nodes):
+        nid, kind = node.id, node_type(node)
+        if isinstance(node, ApprovalNode) and len(node.outcomes) < 2:
+            out.at(
+                i,
+                nid,
+                "outcomes",
+                "approval_outcomes",
+                f"Approval `{nid}` needs at least "
+                f"two outcomes (such as approve and reject); it has {len(node.outcomes)}.",
+            )
+        if isinstance(node, UserTaskNode) and (node.next is None) == (not node.outcomes):
+            out.at(
+                i,
+                nid,
+                "",
+                "task_exits",
+                f"User task `{nid}` needs exactly one of `next` or a non-empty `outcomes`.",
+            )
+        if isinstance(node, ExclusiveNode) and node.default is None:
+            out.at(
+                i,
+                nid,
+                "default",
+                "exclusive_default",
+                f"Exclusive gateway `{nid}` needs a "
+                "`default` target, taken when no branch condition is true.",
+            )
+        if isinstance(node, TimerNode):
+            given = [f for f in ("duration", "business_days", "until") if getattr(node, f)]
+            if len(given) != 1:
+                out.at(
+                    i,
+                    nid,
+                    "",
+                    "timer_spec",
+                    f"Timer `{nid}` needs exactly one of `duration`, `business_days` or `until`.",
+                )
+            elif node.duration is not None:
+                _check_duration(out, i, nid, "duration", node.duration)
+        if isinstance(node, HUMAN_TYPES):
+            if node.queue not in known.queues:
+                out.at(
+                    i,
+                    nid,
+                    "queue",
+                    "unknown_queue",
+                    f"Node `{nid}` assigns its task to "
+                    f"queue `{node.queue}`, which is not registered.",
+                )
+            ids = Counter(t.id for t in node.timers)
+            for k, timer in enumerate(node.timers):
+                if ids[timer.id] > 1:
+                    out.at(
+                        i,
+                        nid,
+                        f"timers[{k}].id",
+                        "duplicate_id",
+                        f"Node `{nid}` has two timers with id `{timer.id}`.",
+                    )
+                _check_timer(out, i, nid, k, timer, known)
+        if isinstance(node, ApprovalNode | UserTaskNode):
+            _check_task(defn, known, out, i, node)
+        if (
+            isinstance(node, ServiceTaskNode)
+            and node.queue is not None
+            and node.queue not in known.queues | BUILTIN_QUEUES
+        ):
+            out.at(
+                i,
+                nid,
+                "queue",
+                "unknown_queue",
+                f"Service task `{nid}` runs on queue `{node.queue}`, which is not registered.",
+            )
+        handler = getattr(node, "handler", None)
+        if isinstance(handler, str) and handler not in known.handlers:
+            out.at(
+                i,
+                nid,
+                "handler",
+                "unknown_handler",
+                f"Node `{nid}` calls handler `{handler}`, which is not registered.",
+            )
+        if node.compensation is not None:
+            if isinstance(node, (*INLINE_TYPES, TimerNode)):
+                out.at(
+                    i,
+                    nid,
+                    "compensation",
+                    "compensation_not_allowed",
+                    f"Node `{nid}` is a {kind} node, which does no work that could be compensated.",
+                )
+            elif node.compensation not in known.handlers:
+                out.at(
+                    i,
+                    nid,
+                    "compensation",
+                    "unknown_handler",
+                    f"Node `{nid}` names "
+                    f"compensation handler `{node.compensation}`, which is not registered.",
+                )
+        if node.requires and isinstance(node, (*INLINE_TYPES, TimerNode)):
+            out.at(
+                i,
+                nid,
+                "requires",
+                "requires_not_allowed",
+                f"Node `{nid}` is a {kind} node; "
+                "the engine runs it inline and cannot fetch provider data. Fetch it in a step "
+                "that produces it.",
+            )
+        for k, req in enumerate(node.requires):
+            if req not in known.providers:
+                out.at(
+                    i,
+                    nid,
+                    f"requires[{k}]",
+                    "unknown_provider",
+                    f"Node `{nid}` requires `{req}`, which no registered data provider supplies.",
+                )
+        if isinstance(node, WORK_TYPES):
+            _check_failure(defn, known, out, i, node)
+        if isinstance(node, ValidationNode):
+            for rid, n in Counter(r.id for r in node.rules).items():
+                if n > 1:
+                    out.at(
+                        i,
+                        nid,
+                        "rules",
+                        "duplicate_id",
+                        f"Validation `{nid}` has {n} rules with id `{rid}`.",
+                    )
+
+
+def _check_task(
+    defn: Definition, known: KnownNames, out: Collector, i: int, node: ApprovalNode | UserTaskNode
+) -> None:
+    nid = node.id
+    if node.form is not None and node.form not in known.forms:
+        out.at(
+            i,
+            nid,
+            "form",
+            "unknown_form",
+            f"Node `{nid}` uses form `{node.form}`, which is not registered.",
+        )
+    humans = {n.id for n in defn.nodes if isinstance(n, HUMAN_TYPES)}
+    for k, other in enumerate(node.policy.exclude_completers_of):
+        if other not in humans:
+            out.at(
+                i,
+                nid,
+                f"policy.exclude_completers_of[{k}]",
+                "unknown_target",
+                f"Node `{nid}` excludes the completers of `{other}`, which is not a human "
+                "task of this definition.",
+            )
+    quorum = node.policy.quorum
+    if quorum is not None:
+        outcomes = node.outcomes or {}
+        if not outcomes:
+            out.at(
+                i,
+                nid,
+                "policy.quorum",
+                "quorum_outcomes",
+                f"Node `{nid}` has a quorum but no `outcomes` to vote on.",
+            )
+        elif quorum.reject_ends and "reject" not in outcomes:
+            out.at(
+                i,
+                nid,
+                "policy.quorum",
+                "quorum_outcomes",
+                f"Node `{nid}` lets a rejection "
+                "end the vote (`reject_ends`) but has no `reject` outcome.",
+            )
+
+
+def _check_failure(
+    defn: Definition, known: KnownNames, out: Collector, i: int, node: object
+) -> None:
+    assert isinstance(node, WORK_TYPES)
+    policy = node.failure
+    if policy.backoff_cap_s < policy.backoff_base_s:
+        out.at(
+            i,
+            node.id,
+            "failure.backoff_cap_s",
+            "out_of_range",
+            f"Node `{node.id}` has a backoff cap shorter than its base delay.",
+        )
+    if policy.on_validation_error == "pending_task":
+        queue = policy.pending_queue or f"{defn.key}.operators"
+        if queue not in known.queues:
+            suffix = "failure.pending_queue" if policy.pending_queue else "failure"
+            out.at(
+                i,
+                node.id,
+                suffix,
+                "unknown_queue",
+                f"Node `{node.id}` opens pending tasks "
+                f"in queue `{queue}` when a partner rejects its data, but that queue is not "
+                "registered (set `failure.pending_queue` or register it).",
+            )
+
+
+def check_context_keys(defn: Definition, out: Collector) -> None:
+    """Keys are CEL variables, so reserved words are refused; searchable/personal must exist."""
+    produced: set[str] = set()
+    for i, node in enumerate(defn.nodes):
+        produced.update(node.produces)
+        for key in (*node.consumes, *node.produces):
+            if key in CEL_RESERVED:
+                out.at(
+                    i,
+                    node.id,
+                    "",
+                    "reserved_key",
+                    f"Node `{node.id}` uses the context key "
+                    f"`{key}`, which is a reserved word in expressions; rename it.",
+                )
+    for field in ("searchable", "personal"):
+        for k, key in enumerate(getattr(defn, field)):
+            if key not in produced:
+                out.top(
+                    f"{field}[{k}]",
+                    "unknown_key",
+                    f"`{field}` lists `{key}`, which no node produces (nor the start as input).",
+                )

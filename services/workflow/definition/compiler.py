@@ -1,0 +1,154 @@
+"""Compile a valid definition into the read-only model the runtime walks.
+
+``decide()`` runs for every event of every instance, so whatever can be computed once per
+published version is computed here: the graph in both directions, the fork/join pairing, the
+compiled conditions, timer durations and each node's queue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from types import MappingProxyType
+from typing import Final
+
+from contracts.errors import DefinitionInvalid
+
+from .durations import parse_duration
+from .model import (
+    HUMAN_TYPES,
+    ApprovalNode,
+    DecisionTableNode,
+    Definition,
+    IntegrationNode,
+    ManualTaskNode,
+    Node,
+    NotificationNode,
+    ServiceTaskNode,
+    TimerNode,
+    UserTaskNode,
+    ValidationNode,
+    ValidationRule,
+    checksum,
+)
+from .ports import Condition, ExpressionCompiler, KnownNames, TableCompiler
+from .validation import analyse
+
+WORKER_QUEUES: Final[Mapping[type[Node], str]] = MappingProxyType(
+    {
+        ApprovalNode: "approval",
+        UserTaskNode: "approval",
+        ManualTaskNode: "approval",
+        ValidationNode: "validation",
+        DecisionTableNode: "validation",
+        ServiceTaskNode: "integration",
+        IntegrationNode: "integration",
+        NotificationNode: "notification",
+        TimerNode: "timer",
+    }
+)
+"""Default worker queue per node type; start, gateways and end run inline (no queue)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledModel:
+    """A published version, ready to run. Read-only; shared by every instance of the version.
+
+    ``queues`` maps each node that needs a worker to its worker queue (a service task may name
+    its own); ``task_queues`` maps human nodes to the human queue their tasks are assigned to.
+    ``timer_durations`` is keyed by ``(node_id, timer_id)``; an intermediate timer node uses its
+    own id as timer id. ``available`` lists the context keys guaranteed at each node.
+    """
+
+    definition: Definition
+    checksum: str
+    start: str
+    nodes: Mapping[str, Node]
+    successors: Mapping[str, tuple[str, ...]]
+    predecessors: Mapping[str, tuple[str, ...]]
+    fork_join: Mapping[str, str]
+    join_fork: Mapping[str, str]
+    join_incoming: Mapping[str, int]
+    branches: Mapping[str, tuple[tuple[Condition, str], ...]]
+    until: Mapping[str, Condition]
+    rules: Mapping[str, tuple[tuple[ValidationRule, Condition], ...]]
+    tables: Mapping[str, object]
+    timer_durations: Mapping[tuple[str, str], timedelta]
+    queues: Mapping[str, str]
+    task_queues: Mapping[str, str]
+    pending_queues: Mapping[str, str]
+    available: Mapping[str, frozenset[str]]
+    searchable: frozenset[str]
+    personal: frozenset[str]
+
+    @property
+    def key(self) -> str:
+        return self.definition.key
+
+
+def _queue_of(node: Node) -> str | None:
+    if isinstance(node, ServiceTaskNode) and node.queue is not None:
+        return node.queue
+    return WORKER_QUEUES.get(type(node))
+
+
+def _durations(defn: Definition) -> dict[tuple[str, str], timedelta]:
+    out: dict[tuple[str, str], timedelta] = {}
+    for node in defn.nodes:
+        if isinstance(node, TimerNode) and node.duration is not None:
+            out[(node.id, node.id)] = parse_duration(node.duration)
+        if isinstance(node, HUMAN_TYPES):
+            for timer in node.timers:
+                if timer.duration is not None:
+                    out[(node.id, timer.id)] = parse_duration(timer.duration)
+    return out
+
+
+def compile_definition(
+    defn: Definition,
+    known: KnownNames,
+    compiler: ExpressionCompiler,
+    tables: TableCompiler | None = None,
+) -> CompiledModel:
+    """Validate ``defn`` (raising :class:`DefinitionInvalid` with every error) and compile it."""
+    analysis = analyse(defn, known, compiler, tables)
+    if analysis.errors:
+        raise DefinitionInvalid(
+            f"Definition {defn.key} has {len(analysis.errors)} problem(s)",
+            errors=analysis.errors,
+            key=defn.key,
+        )
+    graph = analysis.graph
+    assert analysis.start is not None
+    queues = {nid: q for nid, n in graph.nodes.items() if (q := _queue_of(n)) is not None}
+    pending = {
+        nid: n.failure.pending_queue or f"{defn.key}.operators"
+        for nid, n in graph.nodes.items()
+        if nid in queues and not isinstance(n, (*HUMAN_TYPES, TimerNode))
+    }
+    ro = MappingProxyType
+    return CompiledModel(
+        definition=defn,
+        checksum=checksum(defn),
+        start=analysis.start,
+        nodes=ro(dict(graph.nodes)),
+        successors=ro({nid: tuple(e.target for e in es) for nid, es in graph.out.items()}),
+        predecessors=ro({nid: tuple(e.source for e in es) for nid, es in graph.inc.items()}),
+        fork_join=ro(dict(analysis.forks.pairs)),
+        join_fork=ro({j: f for f, j in analysis.forks.pairs.items()}),
+        join_incoming=ro({j: analysis.forks.branches[f] for f, j in analysis.forks.pairs.items()}),
+        branches=ro(dict(analysis.expressions.branches)),
+        until=ro(dict(analysis.expressions.until)),
+        rules=ro(dict(analysis.expressions.rules)),
+        tables=ro(dict(analysis.expressions.tables)),
+        timer_durations=ro(_durations(defn)),
+        queues=ro(queues),
+        task_queues=ro(
+            {nid: n.queue for nid, n in graph.nodes.items() if isinstance(n, HUMAN_TYPES)}
+        ),
+        pending_queues=ro(pending),
+        available=ro(dict(analysis.available)),
+        searchable=frozenset(defn.searchable),
+        personal=frozenset(defn.personal),
+    )

@@ -1,0 +1,289 @@
+"""The workflow definition format (format 1) as msgspec Structs, plus parsing and checksums.
+
+The JSON document described in ``docs/definition-format.md`` is the canonical runtime format, so
+these Structs *are* the schema: msgspec rejects unknown fields and wrong types while decoding, and
+:mod:`.validation` adds the graph-level checks a schema cannot express. Every Struct is frozen so a
+published version can be shared between threads and cached without defensive copies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Annotated, Any, Final, Literal, TypeAlias
+
+import msgspec
+from msgspec import Meta
+
+from contracts.errors import DefinitionInvalid
+
+from .parse_errors import translate_validation_error
+
+FORMAT: Final = 1
+
+Identifier = Annotated[str, Meta(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
+"""Node, timer, rule and outcome ids: safe in paths, CEL-free, stable in BPMN export."""
+
+ContextKey = Annotated[str, Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=64)]
+"""Context keys double as CEL variable names, so they must be CEL identifiers."""
+
+DottedName = Annotated[str, Meta(pattern=r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$", max_length=100)]
+"""Registered names (handlers, queues, providers, definition keys) are dotted identifiers."""
+
+FormRef = Annotated[
+    str,
+    Meta(pattern=r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*(@[1-9][0-9]*)?$", max_length=110),
+]
+PositiveSeconds = Annotated[float, Meta(gt=0)]
+
+
+class _Strict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base for every part of a definition: immutable, keyword-only, unknown fields rejected."""
+
+
+class PublicLabel(_Strict, frozen=True, kw_only=True):
+    """What the citizen timeline shows while an instance is on this node."""
+
+    label: Annotated[str, Meta(min_length=1, max_length=120)]
+
+
+class FailurePolicy(_Strict, frozen=True, kw_only=True):
+    """How a node that runs work fails; the defaults are the spec's (5 attempts, 1 s → 30 s)."""
+
+    max_attempts: Annotated[int, Meta(ge=1, le=100)] = 5
+    backoff_base_s: PositiveSeconds = 1.0
+    backoff_cap_s: PositiveSeconds = 30.0
+    jitter: bool = True
+    timeout_s: PositiveSeconds = 30.0
+    on_validation_error: Literal["pending_task", "fail"] = "pending_task"
+    on_exhausted: Literal["fail", "hold"] = "hold"
+    pending_queue: DottedName | None = None
+
+
+DEFAULT_FAILURE: Final = FailurePolicy()
+
+
+class BoundaryTimer(_Strict, frozen=True, kw_only=True):
+    """A timer attached to a human task: interrupts it, or starts a side path, or escalates."""
+
+    id: Identifier
+    duration: str | None = None
+    business_days: Annotated[int, Meta(ge=1, le=3650)] | None = None
+    interrupting: bool = True
+    next: str | None = None
+    escalate_to: DottedName | None = None
+
+
+class Quorum(_Strict, frozen=True, kw_only=True):
+    """How many matching votes decide an approval; ``reject_ends`` lets one rejection decide."""
+
+    required: Annotated[int, Meta(ge=1, le=100)]
+    reject_ends: bool = True
+
+
+class Policy(_Strict, frozen=True, kw_only=True):
+    """Separation of duties and quorum for a human task."""
+
+    exclude_author: bool = False
+    exclude_completers_of: tuple[Identifier, ...] = ()
+    quorum: Quorum | None = None
+
+
+DEFAULT_POLICY: Final = Policy()
+
+
+class ValidationRule(_Strict, frozen=True, kw_only=True):
+    """One declarative check on a validation node: ``expr`` is CEL and true means valid."""
+
+    id: Identifier
+    expr: Annotated[str, Meta(min_length=1, max_length=4000)]
+    message: Annotated[str, Meta(min_length=1, max_length=500)]
+    severity: Literal["error", "warning"] = "error"
+
+
+class Branch(_Strict, frozen=True, kw_only=True):
+    """One guarded branch of an exclusive gateway, tried in list order."""
+
+    when: Annotated[str, Meta(min_length=1, max_length=4000)]
+    next: str
+
+
+class _NodeBase(_Strict, tag_field="type", frozen=True, kw_only=True):
+    """Fields every node has; ``type`` is the msgspec tag that selects the subclass."""
+
+    id: Identifier
+    name: str | None = None
+    consumes: tuple[ContextKey, ...] = ()
+    produces: tuple[ContextKey, ...] = ()
+    requires: tuple[DottedName, ...] = ()
+    public: PublicLabel | None = None
+    failure: FailurePolicy = DEFAULT_FAILURE
+    compensation: DottedName | None = None
+
+
+class StartNode(_NodeBase, tag="start", frozen=True, kw_only=True):
+    next: str
+
+
+class ValidationNode(_NodeBase, tag="validation", frozen=True, kw_only=True):
+    rules: Annotated[tuple[ValidationRule, ...], Meta(min_length=1)]
+    next: str
+
+
+class ApprovalNode(_NodeBase, tag="approval", frozen=True, kw_only=True):
+    queue: DottedName
+    form: FormRef | None = None
+    policy: Policy = DEFAULT_POLICY
+    timers: tuple[BoundaryTimer, ...] = ()
+    outcomes: dict[Identifier, str]
+
+
+class UserTaskNode(_NodeBase, tag="user_task", frozen=True, kw_only=True):
+    queue: DottedName
+    form: FormRef | None = None
+    policy: Policy = DEFAULT_POLICY
+    timers: tuple[BoundaryTimer, ...] = ()
+    next: str | None = None
+    outcomes: dict[Identifier, str] | None = None
+
+
+class ManualTaskNode(_NodeBase, tag="manual_task", frozen=True, kw_only=True):
+    queue: DottedName
+    timers: tuple[BoundaryTimer, ...] = ()
+    next: str
+
+
+class ServiceTaskNode(_NodeBase, tag="service_task", frozen=True, kw_only=True):
+    handler: DottedName
+    queue: DottedName | None = None
+    next: str
+
+
+class IntegrationNode(ServiceTaskNode, tag="integration", frozen=True, kw_only=True):
+    """``integration`` is an alias of ``service_task``; it keeps its own tag for round trips."""
+
+
+class NotificationNode(_NodeBase, tag="notification", frozen=True, kw_only=True):
+    handler: DottedName
+    template: str | None = None
+    next: str
+
+
+class TimerNode(_NodeBase, tag="timer", frozen=True, kw_only=True):
+    duration: str | None = None
+    business_days: Annotated[int, Meta(ge=1, le=3650)] | None = None
+    until: Annotated[str, Meta(min_length=1, max_length=4000)] | None = None
+    next: str
+
+
+class ExclusiveNode(_NodeBase, tag="exclusive", frozen=True, kw_only=True):
+    branches: Annotated[tuple[Branch, ...], Meta(min_length=1)]
+    default: str | None = None
+
+
+class ParallelNode(_NodeBase, tag="parallel", frozen=True, kw_only=True):
+    """A fork when ``next`` is a list, a join when it is one id (see the balance rule)."""
+
+    next: str | tuple[str, ...]
+
+
+class DecisionTableNode(_NodeBase, tag="decision_table", frozen=True, kw_only=True):
+    """The table stays opaque here; the rules package owns its format and compilation."""
+
+    table: dict[str, Any]
+    next: str
+
+
+class EndNode(_NodeBase, tag="end", frozen=True, kw_only=True):
+    result: Literal["completed", "rejected", "expired", "failed"] = "completed"
+
+
+Node: TypeAlias = (
+    StartNode
+    | ValidationNode
+    | ApprovalNode
+    | UserTaskNode
+    | ManualTaskNode
+    | ServiceTaskNode
+    | IntegrationNode
+    | NotificationNode
+    | TimerNode
+    | ExclusiveNode
+    | ParallelNode
+    | DecisionTableNode
+    | EndNode
+)
+
+HumanNode: TypeAlias = ApprovalNode | UserTaskNode | ManualTaskNode
+WorkNode: TypeAlias = (
+    ValidationNode | ServiceTaskNode | IntegrationNode | NotificationNode | DecisionTableNode
+)
+HUMAN_TYPES: Final = (ApprovalNode, UserTaskNode, ManualTaskNode)
+WORK_TYPES: Final = (
+    ValidationNode,
+    ServiceTaskNode,
+    IntegrationNode,
+    NotificationNode,
+    DecisionTableNode,
+)
+INLINE_TYPES: Final = (StartNode, ExclusiveNode, ParallelNode, EndNode)
+
+
+class Definition(_Strict, frozen=True, kw_only=True):
+    """A whole workflow definition; ``nodes`` order is presentation only."""
+
+    format: Literal[1]
+    key: DottedName
+    name: Annotated[str, Meta(min_length=1, max_length=200)]
+    description: str | None = None
+    protocol_prefix: Annotated[str, Meta(pattern=r"^[A-Z]{2,10}$")]
+    subject_type: DottedName | None = None
+    searchable: tuple[ContextKey, ...] = ()
+    personal: tuple[ContextKey, ...] = ()
+    nodes: Annotated[tuple[Node, ...], Meta(min_length=1)]
+
+
+def node_type(node: Node) -> str:
+    """The ``type`` tag of a node, as written in the JSON."""
+    tag = type(node).__struct_config__.tag
+    assert isinstance(tag, str)
+    return tag
+
+
+def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
+    """Decode a definition, raising :class:`DefinitionInvalid` with plain-sentence errors.
+
+    JSON is first decoded untyped so an error deep in ``nodes[3]`` can be reported with the
+    node's id (``nodes[3] (review).next``), which is how authors find the node in an editor.
+    """
+    if isinstance(data, bytes | str):
+        try:
+            raw: Any = msgspec.json.decode(data)
+        except msgspec.DecodeError as exc:
+            raise DefinitionInvalid(
+                "The definition is not valid JSON",
+                errors=[translate_validation_error(exc, None)],
+            ) from None
+    else:
+        raw = data
+    try:
+        return msgspec.convert(raw, Definition)
+    except msgspec.ValidationError as exc:
+        raise DefinitionInvalid(
+            "The definition does not follow the format",
+            errors=[translate_validation_error(exc, raw)],
+        ) from None
+
+
+def canonical_json(defn: Definition) -> bytes:
+    """The stored form: sorted keys and every default written out.
+
+    Writing defaults explicitly pins what a version means even if a later release changes a
+    default; sorting makes the bytes independent of key order and whitespace in the source.
+    """
+    return msgspec.json.encode(defn, order="sorted")
+
+
+def checksum(defn: Definition) -> str:
+    """SHA-256 (hex) of :func:`canonical_json`: equal content publishes as an equal checksum."""
+    return hashlib.sha256(canonical_json(defn)).hexdigest()

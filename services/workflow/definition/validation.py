@@ -1,0 +1,120 @@
+"""Semantic validation of a parsed definition: every check of the spec, all errors at once.
+
+Parsing (msgspec) guarantees shapes and types; this module checks what needs the whole graph:
+structure, registered names, reachability, parallel balance, dataflow and expressions. The
+compiler reuses the same :class:`Analysis`, so nothing is computed (or compiled) twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from contracts.errors import DefinitionInvalid, FieldError
+
+from .checks import Collector, check_context_keys, check_nodes, check_structure
+from .dataflow import available_keys, dataflow_errors
+from .expressions import CompiledExpressions, compile_expressions
+from .forkjoin import ForkJoin, analyse_forks
+from .graph import Graph
+from .model import Definition, EndNode, ExclusiveNode, ParallelNode, StartNode
+from .ports import ExpressionCompiler, KnownNames, TableCompiler
+
+
+@dataclass
+class Analysis:
+    """Everything learned while validating; ``errors`` empty means the definition is valid."""
+
+    graph: Graph
+    start: str | None
+    reachable: set[str]
+    forks: ForkJoin
+    available: dict[str, frozenset[str]]
+    expressions: CompiledExpressions
+    errors: list[FieldError]
+
+
+def _reachability(graph: Graph, start: str | None, out: Collector) -> set[str]:
+    reachable = graph.reachable([start]) if start is not None else set()
+    ends = [nid for nid, n in graph.nodes.items() if isinstance(n, EndNode)]
+    finishing = graph.reachable(ends, reverse=True)
+    for nid in graph.nodes:
+        if start is not None and nid not in reachable:
+            out.top(
+                graph.path(nid),
+                "unreachable",
+                f"Node `{nid}` cannot be reached from the start node `{start}`.",
+            )
+        if ends and nid not in finishing:
+            out.top(
+                graph.path(nid),
+                "cannot_finish",
+                f"No path leads from node `{nid}` to an "
+                "end node, so an instance there could never finish.",
+            )
+    return reachable
+
+
+def _inline_cycles(graph: Graph, out: Collector) -> None:
+    inline = {nid for nid, n in graph.nodes.items() if isinstance(n, ExclusiveNode | ParallelNode)}
+    for cycle in graph.cycles_within(inline):
+        loop = " → ".join(f"`{n}`" for n in [*cycle, cycle[0]])
+        out.top(
+            graph.path(cycle[0]),
+            "inline_cycle",
+            f"Gateways {loop} form a loop with no "
+            "task, step or timer in between; the engine would spin in it forever.",
+        )
+
+
+def analyse(
+    defn: Definition,
+    known: KnownNames,
+    compiler: ExpressionCompiler,
+    tables: TableCompiler | None = None,
+) -> Analysis:
+    """Run every check and keep the intermediate results for the compiler."""
+    graph = Graph.build(defn)
+    out = Collector(graph)
+    check_structure(defn, out)
+    check_nodes(defn, known, out)
+    check_context_keys(defn, out)
+    starts = [n.id for n in defn.nodes if isinstance(n, StartNode)]
+    start = starts[0] if len(starts) == 1 else None
+    reachable = _reachability(graph, start, out)
+    _inline_cycles(graph, out)
+    forks = analyse_forks(graph, start)
+    out.errors.extend(forks.errors)
+    available = available_keys(graph, start, reachable, forks) if start is not None else {}
+    out.errors.extend(dataflow_errors(graph, available, forks))
+    expressions = compile_expressions(graph, available, compiler, tables)
+    out.errors.extend(expressions.errors)
+    return Analysis(graph, start, reachable, forks, available, expressions, out.errors)
+
+
+def validate(
+    defn: Definition,
+    known: KnownNames,
+    compiler: ExpressionCompiler,
+    tables: TableCompiler | None = None,
+) -> list[FieldError]:
+    """Every semantic problem of ``defn``, each ``{path, code, message}``; empty when valid.
+
+    ``known`` is what is registered right now (there is no permissive mode) and ``compiler``
+    compiles the CEL expressions; ``tables`` compiles decision tables when the rules package
+    provides it (without it tables are only checked by shape).
+    """
+    return analyse(defn, known, compiler, tables).errors
+
+
+def validate_or_raise(
+    defn: Definition,
+    known: KnownNames,
+    compiler: ExpressionCompiler,
+    tables: TableCompiler | None = None,
+) -> None:
+    """:func:`validate`, raising :class:`DefinitionInvalid` carrying all errors."""
+    errors = validate(defn, known, compiler, tables)
+    if errors:
+        raise DefinitionInvalid(
+            f"Definition {defn.key} has {len(errors)} problem(s)", errors=errors, key=defn.key
+        )
