@@ -1,0 +1,170 @@
+"""Find the one process in a BPMN document and sort its contents; refuse what is out of scope.
+
+The subset is deliberately small (see docs/bpmn.md): one process, one optional pool around it,
+the flow nodes Tramita can run, and the presentational extras modelers add (lanes,
+annotations, data objects, diagrams), which are skipped. Anything else in the BPMN namespace is
+refused with its element name, id and line, because silently dropping, say, a subprocess or a
+message flow would publish a different process from the one that was drawn.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from .namespaces import BPMN, BPMNDI, TRAMITA, split
+from .nodes import ELEMENT_TYPES
+from .sources import Problems
+
+#: Root-level declarations that only matter to elements we refuse anyway, or to tools.
+IGNORED_ROOT: Final = frozenset(
+    {
+        "documentation",
+        "extensionElements",
+        "message",
+        "itemDefinition",
+        "category",
+        "signal",
+        "error",
+        "escalation",
+        "dataStore",
+        "resource",
+        "interface",
+    }
+)
+#: Process children that are presentation or documentation only.
+IGNORED_IN_PROCESS: Final = frozenset(
+    {
+        "documentation",
+        "extensionElements",
+        "laneSet",
+        "textAnnotation",
+        "association",
+        "group",
+        "dataObject",
+        "dataObjectReference",
+        "dataStoreReference",
+        "property",
+        "ioSpecification",
+        "auditing",
+        "monitoring",
+    }
+)
+_IGNORED_IN_COLLABORATION: Final = frozenset(
+    {"documentation", "extensionElements", "textAnnotation", "association", "group"}
+)
+_LATER = "planned for a later phase, not part of the v1 subset"
+#: Why common elements are refused, so the message tells the modeler what to do instead.
+REASONS: Final = {
+    "scriptTask": "scripts run code, and Tramita never runs code from a diagram",
+    "inclusiveGateway": f"inclusive (OR) gateways are {_LATER}",
+    "eventBasedGateway": f"event-based gateways need message correlation, {_LATER}",
+    "complexGateway": "complex gateways are not supported",
+    "subProcess": f"subprocesses are {_LATER}",
+    "adHocSubProcess": f"ad-hoc subprocesses are {_LATER}",
+    "transaction": f"transactions and compensation are {_LATER}",
+    "callActivity": f"call activities are {_LATER}",
+    "choreography": "choreographies are outside the scope of an internal workflow",
+    "choreographyTask": "choreographies are outside the scope of an internal workflow",
+    "callChoreography": "choreographies are outside the scope of an internal workflow",
+    "subChoreography": "choreographies are outside the scope of an internal workflow",
+    "conversation": "conversations need several pools",
+}
+
+
+class Scan:
+    """The process element and its children, sorted by role, in document order."""
+
+    def __init__(self, process: Any, participant: Any | None) -> None:
+        self.process = process
+        self.participant = participant
+        self.nodes: list[Any] = []
+        self.boundaries: list[Any] = []
+        self.flows: list[Any] = []
+        self.refused: set[str] = set()
+
+
+def _refuse(element: Any, problems: Problems, why: str = "") -> None:
+    _, local = split(element.tag)
+    if not why and local in REASONS:
+        why = f" ({REASONS[local]})"
+    problems.add(
+        element,
+        "unsupported.element",
+        f"bpmn:{local} is outside the BPMN subset Tramita imports{why}",
+    )
+
+
+def _participant(collaboration: Any, problems: Problems) -> Any | None:
+    participants = []
+    for child in collaboration:
+        namespace, local = split(child.tag)
+        if namespace != BPMN or local in _IGNORED_IN_COLLABORATION:
+            continue
+        if local == "participant":
+            participants.append(child)
+        else:
+            _refuse(child, problems, " (message flows and conversations need several pools)")
+    for extra in participants[1:]:
+        _refuse(extra, problems, " (only one pool is supported)")
+    return participants[0] if participants else None
+
+
+def _scan_root(root: Any, problems: Problems) -> tuple[list[Any], Any | None]:
+    processes: list[Any] = []
+    participant = None
+    for child in root:
+        namespace, local = split(child.tag)
+        if namespace == BPMNDI or (namespace != BPMN and namespace != TRAMITA):
+            continue  # diagrams and other tools' metadata carry no semantics for us
+        if local == "process" and namespace == BPMN:
+            processes.append(child)
+        elif local == "collaboration" and namespace == BPMN:
+            participant = _participant(child, problems)
+        elif local == "import" and namespace == BPMN:
+            problems.add(
+                child,
+                "unsupported.import",
+                "bpmn:import is refused: a BPMN file is imported alone and nothing is fetched",
+            )
+        elif local not in IGNORED_ROOT or namespace == TRAMITA:
+            _refuse(child, problems)
+    return processes, participant
+
+
+def scan(root: Any, problems: Problems) -> Scan | None:
+    """Sort the document, recording problems; ``None`` when there is no single process."""
+    namespace, local = split(root.tag)
+    if (namespace, local) != (BPMN, "definitions"):
+        problems.add(
+            root, "not_bpmn", f"the root element must be BPMN 2.0 definitions (namespace {BPMN})"
+        )
+        return None
+    processes, participant = _scan_root(root, problems)
+    if not processes:
+        problems.add(root, "no_process", "the file has no bpmn:process")
+        return None
+    for extra in processes[1:]:
+        _refuse(extra, problems, " (only one process per file)")
+    process = processes[0]
+    if participant is not None and participant.get("processRef") not in (None, process.get("id")):
+        _refuse(participant, problems, " (its processRef names another process)")
+    result = Scan(process, participant)
+    for child in process:
+        namespace, local = split(child.tag)
+        if namespace == TRAMITA:
+            problems.add(
+                child, "extension.misplaced", f"tramita:{local} must be inside extensionElements"
+            )
+        elif namespace != BPMN or local in IGNORED_IN_PROCESS:
+            continue
+        elif local == "sequenceFlow":
+            result.flows.append(child)
+        elif local == "boundaryEvent":
+            result.boundaries.append(child)
+        elif local in ELEMENT_TYPES:
+            result.nodes.append(child)
+        else:
+            _refuse(child, problems)
+            if child.get("id"):
+                result.refused.add(str(child.get("id")))
+    return result
