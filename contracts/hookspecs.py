@@ -164,10 +164,11 @@ def tramita_workflow_engine(platform: PlatformContext) -> WorkflowEngine | None:
 
 
 @hookspec
-def tramita_startup(platform: PlatformContext) -> None:
-    """The platform finished composing; plugins may keep a reference to it.
+def tramita_startup(platform: PlatformContext) -> Any:
+    """The platform finished composing; return an awaitable for async start-up work, or ``None``.
 
-    Called once per process after composition, before serving or working. Must not block.
+    Called once per process after composition, before serving or working; the kernel awaits
+    what it returns (e.g. the service publishes registered definitions). Must not block.
 
     Implemented by plugins that need kernel services at run time (modules, the service).
     """

@@ -23,7 +23,10 @@ class Registrations(Protocol):
     @property
     def forms(self) -> tuple[Mapping[str, Any], ...]: ...
     @property
-    def queues(self) -> Mapping[str, tuple[str, tuple[str, ...]]]: ...
+    def queues(self) -> Mapping[str, tuple[str, tuple[str, ...], str]]:
+        """``key -> (name, default member user ids, module permission)``."""
+        ...
+
     @property
     def data_providers(self) -> Mapping[str, DataProvider]: ...
     @property
@@ -49,6 +52,16 @@ class PlatformContext(Protocol):
     @property
     def database(self) -> Any:
         """The kernel's database handle (an SQLAlchemy ``AsyncEngine``; opaque here)."""
+        ...
+
+    @property
+    def extras(self) -> dict[str, Any]:
+        """Process-wide objects the composition root hands to plugins by key."""
+        ...
+
+    @property
+    def role(self) -> str:
+        """``cli``, ``server``, ``worker`` or ``relay``: what this process is for."""
         ...
 
     @property

@@ -40,8 +40,19 @@ class FormRegistrar(Protocol):
 
 
 class QueueRegistrar(Protocol):
-    def add(self, key: str, name: str, *, members: tuple[str, ...] = ()) -> None:
-        """Declare a human work queue (``diario.revisao``) and optional default member user ids."""
+    def add(
+        self,
+        key: str,
+        name: str,
+        *,
+        members: tuple[str, ...] = (),
+        permission: str | None = None,
+    ) -> None:
+        """Declare a human work queue (``diario.revisao``) and optional default member user ids.
+
+        ``permission`` is the module permission a member must also hold to work on the queue's
+        tasks (membership alone is not enough); ``None`` means ``workflow.tasks``.
+        """
         ...
 
 

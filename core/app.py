@@ -35,6 +35,7 @@ class Platform:
     audit: SqlAuditWriter
     directory: Directory
     workflow: WorkflowEngine | None = None
+    role: str = "cli"
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -50,7 +51,11 @@ class Platform:
         ids: IdGen | None = None,
         host: PluginHost | None = None,
         upgrade: bool = True,
+        role: str = "cli",
     ) -> Platform:
+        """Compose the platform. ``role`` says what this process is (``cli`` for one-shot
+        commands, ``server`` for ``serve``/``run``, ``worker``, ``relay``) so that plugins start
+        only what such a process needs (e.g. in-process delivery only in an embedded server)."""
         settings = settings or load_settings()
         clock = clock or SystemClock()
         ids = ids or UUIDv7Gen()
@@ -71,9 +76,11 @@ class Platform:
             database=database,
             audit=SqlAuditWriter(clock, ids),
             directory=Directory(database, clock, ids, collected.permissions),
+            role=role,
         )
         platform.workflow = host.workflow_engine(platform)
-        host.startup(platform)
+        for pending in host.startup(platform):
+            await pending
         return platform
 
     @property

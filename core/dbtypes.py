@@ -33,7 +33,7 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
         return moment.astimezone(UTC)
 
 
-JSONType = sa.JSON().with_variant(JSONB(), "postgresql")
+JSONType = sa.JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
 """JSON everywhere, JSONB on PostgreSQL (indexable)."""
 
 UUIDStr = sa.Uuid(as_uuid=False)

@@ -138,8 +138,9 @@ class PluginHost:
             raise PluginError("more than one plugin provides the workflow engine")
         return engines[0] if engines else None
 
-    def startup(self, platform: PlatformContext) -> None:
-        self._each("tramita_startup", lambda f, p: f(platform=platform))
+    def startup(self, platform: PlatformContext) -> list[Any]:
+        results = self._each("tramita_startup", lambda f, p: f(platform=platform))
+        return [a for a in results if a is not None]
 
     def shutdown(self, platform: PlatformContext) -> list[Any]:
         results = self._each("tramita_shutdown", lambda f, p: f(platform=platform))

@@ -26,7 +26,7 @@ class Collected:
     workflows: list[Mapping[str, Any]] = field(default_factory=list)
     handlers: dict[str, WorkflowHandler] = field(default_factory=dict)
     forms: list[Mapping[str, Any]] = field(default_factory=list)
-    queues: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    queues: dict[str, tuple[str, tuple[str, ...], str]] = field(default_factory=dict)
     data_providers: dict[str, DataProvider] = field(default_factory=dict)
     subjects: dict[str, WorkflowSubject] = field(default_factory=dict)
     routes: list[Any] = field(default_factory=list)
@@ -89,10 +89,20 @@ class FormRegistrar(_Bound):
         self._c.forms.append(MappingProxyType(dict(form)))
 
 
+DEFAULT_QUEUE_PERMISSION = "workflow.tasks"
+
+
 class QueueRegistrar(_Bound):
-    def add(self, key: str, name: str, *, members: tuple[str, ...] = ()) -> None:
+    def add(
+        self,
+        key: str,
+        name: str,
+        *,
+        members: tuple[str, ...] = (),
+        permission: str | None = None,
+    ) -> None:
         self._c.claim("queue", key, self._plugin)
-        self._c.queues[key] = (name, tuple(members))
+        self._c.queues[key] = (name, tuple(members), permission or DEFAULT_QUEUE_PERMISSION)
 
 
 class DataProviderRegistrar(_Bound):
@@ -137,7 +147,7 @@ class Registrations:
     workflows: tuple[Mapping[str, Any], ...]
     handlers: Mapping[str, WorkflowHandler]
     forms: tuple[Mapping[str, Any], ...]
-    queues: Mapping[str, tuple[str, tuple[str, ...]]]
+    queues: Mapping[str, tuple[str, tuple[str, ...], str]]
     data_providers: Mapping[str, DataProvider]
     subjects: Mapping[str, WorkflowSubject]
     _owners: Mapping[tuple[str, str], str]

@@ -56,5 +56,7 @@ audit_log = sa.Table(
     sa.Column("after", JSONType, nullable=True),
     sa.Column("reason", sa.Text, nullable=True),
     sa.Column("correlation_id", sa.String(100), nullable=True),
+    sa.Column("prev_hash", sa.String(64), nullable=True),
+    sa.Column("hash", sa.String(64), nullable=True),
     sa.Index("ix_core_audit_object", "object_type", "object_id", "seq"),
 )

@@ -12,7 +12,21 @@ import msgspec
 
 from contracts.kernel import Actor
 
-InstanceStatus = Literal["running", "completed", "rejected", "expired", "failed", "cancelled"]
+InstanceStatus = Literal[
+    "created",
+    "running",
+    "waiting",
+    "stalled",
+    "compensating",
+    "completed",
+    "rejected",
+    "expired",
+    "failed",
+    "cancelled",
+]
+"""``running``: a step is scheduled; ``waiting``: on a person or a timer; ``stalled``: a step
+needs an operator (pending task or dead letter); ``compensating``: saga compensations run before
+``failed``. The last five are terminal."""
 TERMINAL_STATUSES: frozenset[str] = frozenset(
     {"completed", "rejected", "expired", "failed", "cancelled"}
 )

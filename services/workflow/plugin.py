@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from contracts.hookspecs import hookimpl
-from contracts.registries import MigrationRegistrar, PermissionRegistrar
+from contracts.platform import PlatformContext
+from contracts.registries import (
+    CommandRegistrar,
+    MigrationRegistrar,
+    PermissionRegistrar,
+    RouteRegistrar,
+)
+from services.workflow.bootstrap import WorkflowService, build
+from services.workflow.runtime.engine import Engine
 
 MIGRATIONS = Path(__file__).parent / "persistence" / "migrations"
 
@@ -24,3 +33,67 @@ def tramita_register_permissions(registry: PermissionRegistrar) -> None:
 @hookimpl
 def tramita_register_migrations(registry: MigrationRegistrar) -> None:
     registry.add("workflow", MIGRATIONS)
+
+
+_services: dict[int, WorkflowService] = {}
+
+
+def service_of(platform: PlatformContext) -> WorkflowService:
+    """The service built for this platform (one per process)."""
+    return _services[id(platform)]
+
+
+@hookimpl
+def tramita_workflow_engine(platform: PlatformContext) -> Engine:
+    from services.workflow.api.deps import READS_KEY
+    from services.workflow.persistence.search_repo import SqlApiReads
+    from services.workflow.ui.deps import INBOX_KEY
+
+    service = build(platform)
+    _services[id(platform)] = service
+    # The API reads through a port; only the composition root may hand it an SQL adapter.
+    platform.extras[READS_KEY] = SqlApiReads(platform.database)
+    platform.extras[INBOX_KEY] = service.inbox
+    return service.engine
+
+
+@hookimpl
+def tramita_startup(platform: PlatformContext) -> Any:
+    service = _services.get(id(platform))
+    if service is None:
+        return None
+
+    async def _start() -> list[str]:
+        lines = await service.publish_registered()
+        if platform.role == "server" and platform.settings.embedded:
+            service.start_embedded()
+        return lines
+
+    return _start()
+
+
+@hookimpl
+def tramita_shutdown(platform: PlatformContext) -> Any:
+    service = _services.pop(id(platform), None)
+    return None if service is None else service.close()
+
+
+@hookimpl
+def tramita_register_commands(registry: CommandRegistrar) -> None:
+    from services.workflow.cli import COMMANDS
+    from services.workflow.cli_privacy import COMMANDS as PRIVACY_COMMANDS
+    from services.workflow.cli_processes import COMMANDS as PROCESS_COMMANDS
+
+    for command in [*COMMANDS, *PROCESS_COMMANDS, *PRIVACY_COMMANDS]:
+        registry.add(command)
+
+
+@hookimpl
+def tramita_register_routes(registry: RouteRegistrar) -> None:
+    from services.workflow.api import ROUTES
+    from services.workflow.metrics import metrics_route
+    from services.workflow.persistence.ops_repo import ops_snapshot
+
+    for route in ROUTES:
+        registry.add(route)
+    registry.add(metrics_route(ops_snapshot))

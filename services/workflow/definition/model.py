@@ -229,6 +229,16 @@ WORK_TYPES: Final = (
 INLINE_TYPES: Final = (StartNode, ExclusiveNode, ParallelNode, EndNode)
 
 
+class Retention(_Strict, frozen=True, kw_only=True):
+    """LGPD retention: how long personal values outlive the instance's end.
+
+    After ``personal_days`` from ``ended_at`` the values of ``personal`` context keys and of
+    personal form fields are purged; history, audit and the protocol number stay.
+    """
+
+    personal_days: Annotated[int, Meta(ge=0, le=36500)]
+
+
 class Definition(_Strict, frozen=True, kw_only=True):
     """A whole workflow definition; ``nodes`` order is presentation only."""
 
@@ -240,6 +250,7 @@ class Definition(_Strict, frozen=True, kw_only=True):
     subject_type: DottedName | None = None
     searchable: tuple[ContextKey, ...] = ()
     personal: tuple[ContextKey, ...] = ()
+    retention: Retention | None = None
     nodes: Annotated[tuple[Node, ...], Meta(min_length=1)]
 
 

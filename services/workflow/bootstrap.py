@@ -1,0 +1,194 @@
+"""The composition root of the workflow service: builds the engine from what the kernel froze.
+
+The service never sees a module: it receives the registrations (handlers, forms, queues,
+providers, subjects, definitions) through ``contracts.platform.PlatformContext``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from contracts.kernel import Actor
+from contracts.platform import PlatformContext
+from services.workflow.calendar import Calendar, CalendarSpec, seal_spec
+from services.workflow.config import WorkflowConfig, load_config
+from services.workflow.definition import KnownNames
+from services.workflow.definition.ports import BUILTIN_QUEUES
+from services.workflow.delivery.dispatch import Dispatcher
+from services.workflow.delivery.inprocess import InProcessDelivery
+from services.workflow.persistence.human_repo import SqlHumanRepo
+from services.workflow.persistence.inbox_repo import SqlInboxQuery
+from services.workflow.persistence.unit_of_work import SqlUnitOfWork
+from services.workflow.rules import RuleEngine
+from services.workflow.runtime.applier import Applier
+from services.workflow.runtime.engine import Engine
+from services.workflow.runtime.executor import Executor
+from services.workflow.runtime.human import TaskService
+from services.workflow.runtime.human_policy import Catalog, TaskGuard
+from services.workflow.runtime.inbox import Inbox
+from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.publishing import ModelCompiler
+
+log = structlog.get_logger("tramita.workflow")
+NATIONAL_CALENDAR = CalendarSpec(key="br-national", version=1)
+
+
+def known_names(platform: PlatformContext) -> KnownNames:
+    regs = platform.registrations
+    forms: set[str] = set()
+    for form in regs.forms:
+        forms.add(str(form.get("key")))
+        forms.add(f"{form.get('key')}@{form.get('version')}")
+    return KnownNames(
+        handlers=frozenset(regs.handlers),
+        forms=frozenset(forms),
+        queues=frozenset(regs.queues) | BUILTIN_QUEUES,
+        providers=frozenset(regs.data_providers),
+    )
+
+
+def worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@dataclass
+class WorkflowService:
+    """Everything the service runs in one process; the engine is its public face."""
+
+    platform: PlatformContext
+    rules: RuleEngine
+    engine: Engine
+    executor: Executor
+    delivery: InProcessDelivery
+    tasks: TaskService
+    inbox: Inbox
+    catalog: Catalog
+    config: WorkflowConfig = field(default_factory=WorkflowConfig)
+    uow_factory: Callable[[], SqlUnitOfWork] | None = None
+    dispatcher: Dispatcher | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    async def publish_registered(self) -> list[str]:
+        """Publish the definitions modules registered (unchanged ones are no-ops)."""
+        regs = self.platform.registrations
+        lines = await self.catalog.sync(regs.queues, regs.forms, actor=Actor.system("boot"))
+        for definition in regs.workflows:
+            version, created = await self.engine.publisher.publish(
+                dict(definition), actor=Actor.system("boot")
+            )
+            lines.append(f"{version.key} v{version.version}{' (new)' if created else ''}")
+        return lines
+
+    async def settle(self) -> None:
+        """On the embedded defaults a one-shot command delivers what it caused before it
+        exits; with Redis configured the relay and the workers do that."""
+        if self.platform.settings.embedded:
+            await self.delivery.drain()
+
+    def start_embedded(self) -> None:
+        """In a long-running process without Redis: deliver in-process and tick timers."""
+        self.delivery.start()
+        loop_task = asyncio.create_task(self._tick_forever(), name="tramita-embedded-tick")
+        self.extras["tick_task"] = loop_task
+
+    async def _tick_forever(self) -> None:
+        while True:
+            try:
+                if await self.engine.tick():
+                    self.delivery.wakeup()
+            except Exception:
+                log.exception("embedded_tick_failed")
+            await asyncio.sleep(self.config.tick_interval_s)
+
+    async def close(self) -> None:
+        task = self.extras.pop("tick_task", None)
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.delivery.stop()
+
+
+def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> WorkflowService:
+    config = config or load_config()
+    clock, ids = platform.clock, platform.ids
+
+    def uow() -> SqlUnitOfWork:
+        return SqlUnitOfWork(platform.database, clock, ids, platform.audit)
+
+    rules = RuleEngine()
+    compiler = ModelCompiler(known_names(platform), rules, rules)
+    calendar = Calendar.from_spec(seal_spec(NATIONAL_CALENDAR))
+    engine_applier = Applier(ids, calendar)
+    engine = Engine(
+        uow_factory=uow,
+        clock=clock,
+        ids=ids,
+        compiler=compiler,
+        applier=engine_applier,
+        tenant=platform.settings.tenant,
+    )
+    executor = Executor(
+        engine=engine,
+        uow_factory=uow,
+        clock=clock,
+        handlers=platform.registrations.handlers,
+        providers=platform.registrations.data_providers,
+        worker_id=worker_id(),
+        table_evaluator=lambda table, variables: dict(table(variables)),  # type: ignore[operator]
+        lease_margin=config.lease_margin,
+    )
+    dispatcher = Dispatcher(executor, platform.registrations.subjects, uow, clock)
+    delivery = InProcessDelivery(
+        uow,
+        clock,
+        dispatcher,
+        recover=executor.recover_expired,
+        stranded_after=config.stranded_after,
+    )
+    engine.wakeup = delivery.wakeup
+
+    def human_store(unit: UnitOfWork) -> SqlHumanRepo:
+        assert isinstance(unit, SqlUnitOfWork)
+        return SqlHumanRepo(unit.conn)
+
+    guard = TaskGuard(permissions=platform.permissions, compiler=compiler, expressions=rules)
+    tasks = TaskService(
+        uow_factory=uow,
+        store=human_store,
+        clock=clock,
+        ids=ids,
+        guard=guard,
+        compiler=compiler,
+        applier=engine_applier,
+        wakeup=lambda: engine.wakeup(),
+    )
+    engine.human = tasks
+
+    async def pin_form(unit: UnitOfWork, reference: str) -> str:
+        return await guard.pin(human_store(unit), reference)
+
+    engine_applier.pin_form = pin_form
+    catalog = Catalog(uow_factory=uow, store=human_store, clock=clock, ids=ids, expressions=rules)
+    inbox = Inbox(SqlInboxQuery(platform.database), clock)
+    return WorkflowService(
+        platform=platform,
+        rules=rules,
+        engine=engine,
+        executor=executor,
+        delivery=delivery,
+        tasks=tasks,
+        inbox=inbox,
+        catalog=catalog,
+        config=config,
+        uow_factory=uow,
+        dispatcher=dispatcher,
+    )

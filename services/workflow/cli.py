@@ -1,0 +1,283 @@
+"""The service's ``tramita`` subcommands: publish/export definitions, start/show instances,
+dead letters and the timer tick. Each command boots the platform, acts, and closes it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+import msgspec
+
+from contracts.kernel import Actor
+from contracts.workflow.types import StartRequest, SubjectRef
+from core.app import Platform
+from core.cli import run_async
+from services.workflow.bootstrap import WorkflowService
+from services.workflow.cli_migrate import COMMANDS as MIGRATION_COMMANDS
+from services.workflow.definition.bpmn import export_bpmn, import_bpmn
+from services.workflow.plugin import service_of
+
+T = TypeVar("T")
+CLI_ACTOR = Actor(kind="system", id="cli")
+
+
+def with_service(action: Callable[[WorkflowService], Awaitable[T]]) -> T:
+    async def _run() -> T:
+        platform = await Platform.boot()
+        try:
+            return await action(service_of(platform))
+        finally:
+            await platform.close()
+
+    return run_async(_run)
+
+
+def emit(data: Any, as_json: bool, text: Callable[[Any], str]) -> None:
+    if as_json:
+        click.echo(msgspec.json.encode(data).decode())
+    else:
+        click.echo(text(data))
+
+
+def _load_json(value: str) -> dict[str, Any]:
+    raw = Path(value[1:]).read_text() if value.startswith("@") else value
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(
+            f"not valid JSON (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    if not isinstance(data, dict):
+        raise click.BadParameter("must be a JSON object")
+    return data
+
+
+@click.group("workflow")
+def workflow_group() -> None:
+    """Workflow definitions and versions."""
+
+
+@workflow_group.command("publish")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True)
+def publish_cmd(file: Path, as_json: bool) -> None:
+    """Validate and publish a definition (JSON, or BPMN 2.0 XML by extension .bpmn/.xml)."""
+    content = file.read_bytes()
+    data: Any = import_bpmn(content) if file.suffix in (".bpmn", ".xml") else content
+
+    async def _publish(service: WorkflowService) -> Any:
+        return await service.engine.publisher.publish(data, actor=CLI_ACTOR)
+
+    version, created = with_service(_publish)
+    emit(
+        {
+            "key": version.key,
+            "version": version.version,
+            "checksum": version.checksum,
+            "created": created,
+        },
+        as_json,
+        lambda d: (
+            f"{d['key']} v{d['version']} "
+            + ("published" if d["created"] else "unchanged (same content as the latest version)")
+        ),
+    )
+
+
+@workflow_group.command("list")
+@click.option("--json", "as_json", is_flag=True)
+def list_cmd(as_json: bool) -> None:
+    """List published versions."""
+
+    async def _list(service: WorkflowService) -> list[dict[str, Any]]:
+        async with service.engine._uow() as uow:
+            return [
+                {"key": v.key, "version": v.version, "status": v.status, "checksum": v.checksum}
+                for v in await uow.list_versions()
+            ]
+
+    rows = with_service(_list)
+    emit(
+        rows,
+        as_json,
+        lambda rs: (
+            "\n".join(
+                f"{r['key']:40} v{r['version']:<4} {r['status']:10} {r['checksum'][:12]}"
+                for r in rs
+            )
+            or "no versions published"
+        ),
+    )
+
+
+@workflow_group.command("export")
+@click.argument("key")
+@click.option("--version", "number", type=int, default=None, help="Default: the latest.")
+@click.option("--format", "fmt", type=click.Choice(["json", "bpmn"]), default="json")
+def export_cmd(key: str, number: int | None, fmt: str) -> None:
+    """Print a version as JSON or as BPMN 2.0 XML with diagram layout."""
+
+    async def _get(service: WorkflowService) -> dict[str, Any]:
+        async with service.engine._uow() as uow:
+            found = (
+                await uow.latest_version(key)
+                if number is None
+                else await uow.version_number(key, number)
+            )
+        if found is None:
+            raise click.ClickException(f"no version of {key!r}")
+        return found.schema
+
+    schema = with_service(_get)
+    if fmt == "bpmn":
+        sys.stdout.buffer.write(export_bpmn(schema))
+    else:
+        click.echo(json.dumps(schema, indent=2, ensure_ascii=False))
+
+
+@click.group("instance")
+def instance_group() -> None:
+    """Workflow instances."""
+
+
+@instance_group.command("start")
+@click.argument("key")
+@click.option("--context", "context", default="{}", help="JSON object, or @file.json")
+@click.option("--subject", default=None, help="TYPE:ID of the domain object")
+@click.option("--business-key", default=None)
+@click.option("--json", "as_json", is_flag=True)
+def start_cmd(
+    key: str, context: str, subject: str | None, business_key: str | None, as_json: bool
+) -> None:
+    """Start an instance of the latest version of KEY."""
+    ref = None
+    if subject:
+        kind, _, ident = subject.partition(":")
+        ref = SubjectRef(type=kind, id=ident)
+    request = StartRequest(
+        definition_key=key,
+        context=_load_json(context),
+        subject=ref,
+        business_key=business_key,
+        actor=CLI_ACTOR,
+    )
+
+    async def _start(service: WorkflowService) -> Any:
+        view = await service.engine.start(request)
+        await service.settle()
+        return await service.engine.status(view.id)
+
+    view = with_service(_start)
+    emit(view, as_json, lambda v: f"{v.protocol} {v.id} {v.status} at {', '.join(v.current_nodes)}")
+
+
+@instance_group.command("show")
+@click.argument("instance_id")
+@click.option("--json", "as_json", is_flag=True)
+def show_cmd(instance_id: str, as_json: bool) -> None:
+    """Show an instance, its tasks and its history."""
+
+    async def _show(service: WorkflowService) -> dict[str, Any]:
+        return {
+            "instance": await service.engine.status(instance_id),
+            "tasks": await service.engine.tasks(instance_id),
+            "history": await service.engine.history(instance_id),
+        }
+
+    data = with_service(_show)
+
+    def text(d: dict[str, Any]) -> str:
+        v = d["instance"]
+        lines = [
+            f"{v.protocol}  {v.definition_key} v{v.definition_version}  {v.status}",
+            f"  at: {', '.join(v.current_nodes) or '-'}",
+        ]
+        lines += [f"  task {t.id} {t.node_id} [{t.queue}] {t.status}" for t in d["tasks"]]
+        lines += [
+            f"  {h.seq:3} {h.at:%Y-%m-%d %H:%M:%S} {h.event} {h.from_node or ''}->{h.to_node or ''}"
+            for h in d["history"]
+        ]
+        return "\n".join(lines)
+
+    emit(data, as_json, text)
+
+
+@click.group("dlq")
+def dlq_group() -> None:
+    """Dead letters: steps that went past their retry ceiling."""
+
+
+@dlq_group.command("list")
+@click.option("--json", "as_json", is_flag=True)
+def dlq_list(as_json: bool) -> None:
+    """List open dead letters (identifiers and reasons, never payload values)."""
+
+    async def _list(service: WorkflowService) -> list[dict[str, Any]]:
+        async with service.engine._uow() as uow:
+            return [
+                {
+                    k: letter[k]
+                    for k in ("id", "instance_id", "node_id", "reason", "attempts", "created_at")
+                }
+                for letter in await uow.list_dead_letters()
+            ]
+
+    rows = with_service(_list)
+    emit(
+        rows,
+        as_json,
+        lambda rs: (
+            "\n".join(
+                f"{r['id']} {r['instance_id']} {r['node_id']} {r['reason']} x{r['attempts']}"
+                for r in rs
+            )
+            or "no open dead letters"
+        ),
+    )
+
+
+@dlq_group.command("reprocess")
+@click.argument("dead_letter_id")
+def dlq_reprocess(dead_letter_id: str) -> None:
+    """Put the instance back on its node: same instance, number, trail and idempotency key."""
+
+    async def _go(service: WorkflowService) -> Any:
+        view = await service.engine.reprocess(dead_letter_id, actor=CLI_ACTOR)
+        await service.settle()
+        return await service.engine.status(view.id)
+
+    view = with_service(_go)
+    click.echo(f"{view.protocol} {view.status}")
+
+
+@click.command("tick")
+@click.option(
+    "--every",
+    type=float,
+    default=None,
+    help="Keep running, firing due timers every SECONDS (default: fire once and exit).",
+)
+def tick_cmd(every: float | None) -> None:
+    """Fire every due timer once (safe to run from several places at the same time)."""
+
+    async def _tick(service: WorkflowService) -> int:
+        total = 0
+        while True:
+            fired = await service.engine.tick()
+            await service.settle()
+            total += fired
+            if every is None:
+                return total
+            if fired:
+                click.echo(f"{fired} timer(s) fired")
+            await asyncio.sleep(every)
+
+    click.echo(f"{with_service(_tick)} timer(s) fired")
+
+
+COMMANDS = [workflow_group, instance_group, dlq_group, tick_cmd, *MIGRATION_COMMANDS]

@@ -1,0 +1,94 @@
+"""The relay: delivers committed outbox rows to a broker, at least once.
+
+A row is published first and marked sent afterwards; a relay killed in between publishes it
+again on its next pass, and consumers absorb the duplicate (a step run can be claimed once).
+Several relays may run at once: on PostgreSQL each takes rows with ``FOR UPDATE SKIP LOCKED``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any, Protocol
+
+import structlog
+
+from contracts.kernel import Clock
+from services.workflow.runtime.naming import step_topic
+from services.workflow.runtime.ports import OutboxMessage, UnitOfWork
+
+log = structlog.get_logger("tramita.relay")
+
+
+class Broker(Protocol):
+    async def publish(self, message: OutboxMessage) -> None: ...
+
+
+class Relay:
+    def __init__(
+        self,
+        uow_factory: Callable[[], UnitOfWork],
+        broker: Broker,
+        clock: Clock,
+        *,
+        batch: int = 200,
+        after_publish: Callable[[int], None] | None = None,
+    ) -> None:
+        self._uow = uow_factory
+        self._broker = broker
+        self._clock = clock
+        self.batch = batch
+        self._after_publish = after_publish
+        self._batches = 0
+
+    async def pump(self) -> int:
+        """Publish one batch of due rows; returns how many were published."""
+        async with self._uow() as uow:
+            due = await uow.due_outbox(self._clock.now(), self.batch)
+            for message in due:
+                await self._broker.publish(message)
+            if due:
+                self._batches += 1
+                if self._after_publish is not None:
+                    self._after_publish(self._batches)  # fault injection point (tests only)
+            await uow.mark_sent([m.id for m in due], self._clock.now())
+            await uow.commit()
+        return len(due)
+
+
+class Sweeper:
+    """Re-delivers steps whose worker died (lease expired) or whose message the broker lost."""
+
+    def __init__(
+        self,
+        uow_factory: Callable[[], UnitOfWork],
+        clock: Clock,
+        *,
+        recover: Callable[[str], Awaitable[Any]],
+        stranded_after: timedelta = timedelta(seconds=60),
+        batch: int = 500,
+    ) -> None:
+        self._uow = uow_factory
+        self._clock = clock
+        self._recover = recover
+        self._stranded_after = stranded_after
+        self._batch = batch
+
+    async def sweep(self) -> int:
+        now = self._clock.now()
+        async with self._uow() as uow:
+            expired = await uow.expired_leases(now, self._batch)
+            stranded = await uow.stranded_steps(now - self._stranded_after, self._batch)
+            for step in stranded:
+                await uow.enqueue(
+                    step_topic(step.queue), step.id, {"step_run_id": step.id}, available_at=now
+                )
+            await uow.commit()
+        for step in expired:
+            await self._recover(step.id)
+        if expired or stranded:
+            log.warning("steps_redelivered", expired=len(expired), stranded=len(stranded))
+        return len(expired) + len(stranded)
+
+
+Handler = Callable[[OutboxMessage], Awaitable[Any]]

@@ -1,0 +1,206 @@
+"""The workflow service's tables (SQLAlchemy Core). Only ``persistence`` imports SQLAlchemy.
+
+State lives only here: ``workflow_instances`` holds the current state with an optimistic
+``row_version``; ``workflow_step_runs`` one row per node attempt; ``workflow_history`` every
+transition with the event that caused it, so replaying it rebuilds the state.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from core.dbtypes import JSONType, UTCDateTime, UUIDStr
+
+metadata = sa.MetaData()
+BigIntPK = sa.BigInteger().with_variant(sa.Integer, "sqlite")
+
+definitions = sa.Table(
+    "workflow_definitions",
+    metadata,
+    sa.Column("id", UUIDStr, primary_key=True),
+    sa.Column("key", sa.String(100), nullable=False, unique=True),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+versions = sa.Table(
+    "workflow_versions",
+    metadata,
+    sa.Column("id", UUIDStr, primary_key=True),
+    sa.Column("definition_id", UUIDStr, sa.ForeignKey("workflow_definitions.id"), nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("checksum", sa.String(64), nullable=False),
+    # The canonical JSON bytes the checksum was computed over, verbatim (JSONB would reorder).
+    sa.Column("schema", sa.Text, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("published_at", UTCDateTime, nullable=True),
+    sa.Column("published_by", sa.String(100), nullable=True),
+    sa.UniqueConstraint("definition_id", "version", name="uq_workflow_versions_number"),
+    sa.Index("ix_workflow_versions_checksum", "definition_id", "checksum"),
+)
+
+protocol_counters = sa.Table(
+    "workflow_protocol_counters",
+    metadata,
+    sa.Column("prefix", sa.String(20), primary_key=True),
+    sa.Column("year", sa.Integer, primary_key=True),
+    sa.Column("last", sa.Integer, nullable=False),
+)
+
+instances = sa.Table(
+    "workflow_instances",
+    metadata,
+    sa.Column("id", UUIDStr, primary_key=True),
+    sa.Column("tenant", sa.String(50), nullable=False),
+    sa.Column("version_id", UUIDStr, sa.ForeignKey("workflow_versions.id"), nullable=False),
+    sa.Column("definition_key", sa.String(100), nullable=False),
+    sa.Column("definition_version", sa.Integer, nullable=False),
+    sa.Column("protocol", sa.String(40), nullable=False, unique=True),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("current_nodes", JSONType, nullable=False),
+    sa.Column("state", JSONType, nullable=False),
+    sa.Column("context", JSONType, nullable=False),
+    sa.Column("subject_type", sa.String(100), nullable=True),
+    sa.Column("subject_id", sa.String(100), nullable=True),
+    sa.Column("business_key", sa.String(200), nullable=True),
+    sa.Column("author_id", sa.String(100), nullable=True),
+    sa.Column("due_at", UTCDateTime, nullable=True),
+    sa.Column("started_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.Column("ended_at", UTCDateTime, nullable=True),
+    sa.Column("row_version", sa.Integer, nullable=False),
+    sa.Index("ix_workflow_instances_status", "tenant", "definition_key", "status"),
+    sa.Index("ix_workflow_instances_subject", "subject_type", "subject_id"),
+    sa.Index("ix_workflow_instances_business_key", "business_key"),
+    sa.Index("ix_workflow_instances_updated", "status", "updated_at"),
+)
+
+step_runs = sa.Table(
+    "workflow_step_runs",
+    metadata,
+    sa.Column("id", UUIDStr, primary_key=True),
+    sa.Column("instance_id", UUIDStr, sa.ForeignKey("workflow_instances.id"), nullable=False),
+    sa.Column("token_id", sa.String(100), nullable=False),
+    sa.Column("node_id", sa.String(64), nullable=False),
+    sa.Column("kind", sa.String(20), nullable=False),  # step | compensation
+    sa.Column("queue", sa.String(50), nullable=False),
+    sa.Column("attempt_group", sa.Integer, nullable=False),
+    sa.Column("attempt", sa.Integer, nullable=False),
+    sa.Column("idempotency_key", sa.String(200), nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("lease_owner", sa.String(100), nullable=True),
+    sa.Column("lease_expires_at", UTCDateTime, nullable=True),
+    sa.Column("available_at", UTCDateTime, nullable=False),
+    sa.Column("input", JSONType, nullable=True),
+    sa.Column("output", JSONType, nullable=True),
+    sa.Column("error", JSONType, nullable=True),
+    sa.Column("checkpoint", JSONType, nullable=True),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("started_at", UTCDateTime, nullable=True),
+    sa.Column("finished_at", UTCDateTime, nullable=True),
+    sa.UniqueConstraint(
+        "instance_id",
+        "node_id",
+        "kind",
+        "attempt_group",
+        "attempt",
+        name="uq_workflow_step_attempt",
+    ),
+    sa.Index("ix_workflow_step_runs_due", "status", "available_at"),
+    sa.Index("ix_workflow_step_runs_lease", "status", "lease_expires_at"),
+    sa.Index("ix_workflow_step_runs_instance", "instance_id"),
+)
+
+history = sa.Table(
+    "workflow_history",
+    metadata,
+    sa.Column("id", UUIDStr, primary_key=True),
+    sa.Column("instance_id", UUIDStr, sa.ForeignKey("workflow_instances.id"), nullable=False),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("at", UTCDateTime, nullable=False),
+    sa.Column("event", sa.String(50), nullable=False),
+    sa.Column("from_node", sa.String(64), nullable=True),
+    sa.Column("to_node", sa.String(64), nullable=True),
+    sa.Column("actor_kind", sa.String(20), nullable=True),
+    sa.Column("actor_id", sa.String(100), nullable=True),
+    sa.Column("data", JSONType, nullable=False),
+    sa.UniqueConstraint("instance_id", "seq", name="uq_workflow_history_seq"),
+)
+
+tasks = sa.Table(
+    "workflow_tasks",
+    metadata,
+    sa.Column("id", UUIDStr, primary_key=True),
+    sa.Column("instance_id", UUIDStr, sa.ForeignKey("workflow_instances.id"), nullable=False),
+    sa.Column("token_id", sa.String(100), nullable=False),
+    sa.Column("node_id", sa.String(64), nullable=False),
+    sa.Column("attempt_group", sa.Integer, nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("queue", sa.String(100), nullable=True),
+    sa.Column("assignee", sa.String(100), nullable=True),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("form", sa.String(120), nullable=True),
+    sa.Column("outcomes", JSONType, nullable=False),
+    sa.Column("priority", sa.Integer, nullable=False),
+    sa.Column("data", JSONType, nullable=True),
+    sa.Column("outcome", sa.String(64), nullable=True),
+    sa.Column("completed_by", sa.String(100), nullable=True),
+    sa.Column("due_at", UTCDateTime, nullable=True),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("claimed_at", UTCDateTime, nullable=True),
+    sa.Column("completed_at", UTCDateTime, nullable=True),
+    sa.Index("ix_workflow_tasks_queue", "queue", "status", "due_at"),
+    sa.Index("ix_workflow_tasks_assignee", "assignee", "status", "due_at"),
+    sa.Index("ix_workflow_tasks_instance", "instance_id", "status"),
+)
+
+timers = sa.Table(
+    "workflow_timers",
+    metadata,
+    sa.Column("id", UUIDStr, primary_key=True),
+    sa.Column("instance_id", UUIDStr, sa.ForeignKey("workflow_instances.id"), nullable=False),
+    sa.Column("token_id", sa.String(100), nullable=False),
+    sa.Column("node_id", sa.String(64), nullable=False),
+    sa.Column("timer_id", sa.String(64), nullable=False),
+    sa.Column("attempt_group", sa.Integer, nullable=False),
+    sa.Column("due_at", UTCDateTime, nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("fired_at", UTCDateTime, nullable=True),
+    sa.Index("ix_workflow_timers_due", "status", "due_at"),
+    sa.Index("ix_workflow_timers_instance", "instance_id", "status"),
+)
+
+outbox = sa.Table(
+    "workflow_outbox",
+    metadata,
+    sa.Column("id", BigIntPK, primary_key=True, autoincrement=True),
+    sa.Column("topic", sa.String(100), nullable=False),
+    sa.Column("key", sa.String(200), nullable=False),
+    sa.Column("payload", JSONType, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("available_at", UTCDateTime, nullable=False),
+    sa.Column("sent_at", UTCDateTime, nullable=True),
+    sa.Column("attempts", sa.Integer, nullable=False, default=0),
+    sa.Index("ix_workflow_outbox_unsent", "sent_at", "available_at"),
+)
+
+dead_letters = sa.Table(
+    "workflow_dead_letters",
+    metadata,
+    sa.Column("id", UUIDStr, primary_key=True),
+    sa.Column("instance_id", UUIDStr, sa.ForeignKey("workflow_instances.id"), nullable=False),
+    sa.Column("step_run_id", UUIDStr, nullable=False),
+    sa.Column("token_id", sa.String(100), nullable=False),
+    sa.Column("node_id", sa.String(64), nullable=False),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.Column("attempt_group", sa.Integer, nullable=False),
+    sa.Column("reason", sa.String(100), nullable=False),
+    sa.Column("last_error", JSONType, nullable=True),
+    sa.Column("payload", JSONType, nullable=True),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("resolved_at", UTCDateTime, nullable=True),
+    sa.Index("ix_workflow_dead_letters_status", "status", "created_at"),
+)

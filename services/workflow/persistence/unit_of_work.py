@@ -1,0 +1,695 @@
+"""The SQL unit of work: one connection, one transaction, every repository the engine needs.
+
+``async with uow:`` begins (``BEGIN IMMEDIATE`` on SQLite: the write lock up front) and rolls
+back unless ``commit()`` was called. State, history, tasks, timers, audit and outbox rows all go
+through the same connection, so they commit together or not at all.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from contracts.errors import ConcurrentModification
+from contracts.kernel import Actor, AuditEntry, AuditWriter, Clock, IdGen
+from core.dbtypes import UTCDateTime
+from services.workflow.persistence import tables as t
+from services.workflow.runtime.naming import OUTBOX_CHANNEL
+from services.workflow.runtime.ports import (
+    HistoryRecord,
+    InstanceRecord,
+    OutboxMessage,
+    StepRunRecord,
+    TaskRecord,
+    TimerRecord,
+    VersionRecord,
+)
+
+OPEN_STEP_STATUSES = ("scheduled", "running")
+OPEN_TASK_STATUSES = ("ready", "claimed")
+
+
+def _struct(cls: type[Any], row: Any) -> Any:
+    return msgspec.convert({str(k): v for k, v in row._mapping.items()}, cls)
+
+
+def _version(row: Any) -> VersionRecord:
+    values = {str(k): v for k, v in row._mapping.items()}
+    values["schema"] = msgspec.json.decode(values["schema"])
+    return msgspec.convert(values, VersionRecord)
+
+
+class SqlUnitOfWork:
+    def __init__(self, engine: AsyncEngine, clock: Clock, ids: IdGen, audit: AuditWriter) -> None:
+        self._engine = engine
+        self._clock = clock
+        self._ids = ids
+        self._audit = audit
+        self._conn: AsyncConnection | None = None
+        self._committed = False
+        self._notify = False
+
+    @property
+    def conn(self) -> AsyncConnection:
+        if self._conn is None:
+            raise RuntimeError("unit of work used outside 'async with'")
+        return self._conn
+
+    @property
+    def is_postgres(self) -> bool:
+        return self._engine.dialect.name == "postgresql"
+
+    async def __aenter__(self) -> SqlUnitOfWork:
+        self._conn = await self._engine.connect()
+        await self._conn.begin()
+        self._committed = False
+        self._notify = False
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        conn, self._conn = self.conn, None
+        try:
+            if not self._committed:
+                await conn.rollback()
+        finally:
+            await conn.close()
+
+    async def commit(self) -> None:
+        if self._notify and self.is_postgres:
+            # Delivered by PostgreSQL only if the transaction commits: relays wake at once.
+            await self.conn.execute(sa.text(f"NOTIFY {OUTBOX_CHANNEL}"))
+        await self.conn.commit()
+        self._committed = True
+
+    # --- definitions and versions -------------------------------------------------------------
+
+    def _version_query(self) -> sa.Select[Any]:
+        return sa.select(
+            t.versions.c.id,
+            t.versions.c.definition_id,
+            t.definitions.c.key,
+            t.versions.c.version,
+            t.versions.c.status,
+            t.versions.c.checksum,
+            t.versions.c.schema,
+            t.versions.c.published_at,
+        ).join(t.definitions, t.definitions.c.id == t.versions.c.definition_id)
+
+    async def find_version_by_checksum(self, key: str, checksum: str) -> VersionRecord | None:
+        row = (
+            await self.conn.execute(
+                self._version_query().where(
+                    t.definitions.c.key == key, t.versions.c.checksum == checksum
+                )
+            )
+        ).first()
+        return None if row is None else _version(row)
+
+    async def add_version(
+        self, *, key: str, name: str, checksum: str, schema: bytes, actor: Actor
+    ) -> VersionRecord:
+        """Store a new published version; ``schema`` is the canonical JSON, kept verbatim."""
+        now = self._clock.now()
+        definition = (
+            await self.conn.execute(
+                sa.select(t.definitions.c.id).where(t.definitions.c.key == key).with_for_update()
+            )
+        ).first()
+        if definition is None:
+            definition_id = str(self._ids.new_id())
+            await self.conn.execute(
+                t.definitions.insert().values(id=definition_id, key=key, name=name, created_at=now)
+            )
+        else:
+            definition_id = definition.id
+        last = (
+            await self.conn.execute(
+                sa.select(sa.func.max(t.versions.c.version)).where(
+                    t.versions.c.definition_id == definition_id
+                )
+            )
+        ).scalar()
+        version_id = str(self._ids.new_id())
+        insert = t.versions.insert().values(
+            id=version_id,
+            definition_id=definition_id,
+            version=(last or 0) + 1,
+            status="published",
+            checksum=checksum,
+            schema=schema.decode(),
+            created_at=now,
+            published_at=now,
+            published_by=actor.id,
+        )
+        try:
+            async with self.conn.begin_nested():
+                await self.conn.execute(insert)
+        except IntegrityError as exc:
+            raise ConcurrentModification(
+                "another process published this definition at the same time", key=key
+            ) from exc
+        found = await self.get_version(version_id)
+        assert found is not None
+        return found
+
+    async def latest_version(self, key: str) -> VersionRecord | None:
+        row = (
+            await self.conn.execute(
+                self._version_query()
+                .where(t.definitions.c.key == key, t.versions.c.status == "published")
+                .order_by(t.versions.c.version.desc())
+                .limit(1)
+            )
+        ).first()
+        return None if row is None else _version(row)
+
+    async def get_version(self, version_id: str) -> VersionRecord | None:
+        row = (
+            await self.conn.execute(self._version_query().where(t.versions.c.id == version_id))
+        ).first()
+        return None if row is None else _version(row)
+
+    async def version_number(self, key: str, number: int) -> VersionRecord | None:
+        row = (
+            await self.conn.execute(
+                self._version_query().where(
+                    t.definitions.c.key == key, t.versions.c.version == number
+                )
+            )
+        ).first()
+        return None if row is None else _version(row)
+
+    async def list_versions(self, key: str | None = None) -> list[VersionRecord]:
+        query = self._version_query().order_by(t.definitions.c.key, t.versions.c.version)
+        if key is not None:
+            query = query.where(t.definitions.c.key == key)
+        return [_version(r) for r in await self.conn.execute(query)]
+
+    # --- instances ----------------------------------------------------------------------------
+
+    async def next_protocol_number(self, prefix: str, year: int) -> int:
+        """Allocate the next number of a protocol series inside this transaction (no gaps).
+
+        One atomic upsert: concurrent first starts of a series cannot both insert, and the row
+        stays locked until commit, so numbers follow commit order.
+        """
+        insert = pg_insert if self.is_postgres else sqlite_insert
+        statement = (
+            insert(t.protocol_counters)
+            .values(prefix=prefix, year=year, last=1)
+            .on_conflict_do_update(
+                index_elements=["prefix", "year"],
+                set_={"last": t.protocol_counters.c.last + 1},
+            )
+            .returning(t.protocol_counters.c.last)
+        )
+        return int((await self.conn.execute(statement)).scalar_one())
+
+    async def add_instance(self, record: InstanceRecord) -> None:
+        await self.conn.execute(t.instances.insert().values(**msgspec.structs.asdict(record)))
+
+    async def lock_instance(self, instance_id: str) -> InstanceRecord | None:
+        row = (
+            await self.conn.execute(
+                sa.select(t.instances).where(t.instances.c.id == instance_id).with_for_update()
+            )
+        ).first()
+        return None if row is None else _struct(InstanceRecord, row)
+
+    async def get_instance(self, instance_id: str) -> InstanceRecord | None:
+        row = (
+            await self.conn.execute(sa.select(t.instances).where(t.instances.c.id == instance_id))
+        ).first()
+        return None if row is None else _struct(InstanceRecord, row)
+
+    async def find_instance_by_protocol(self, protocol: str) -> InstanceRecord | None:
+        row = (
+            await self.conn.execute(
+                sa.select(t.instances).where(t.instances.c.protocol == protocol)
+            )
+        ).first()
+        return None if row is None else _struct(InstanceRecord, row)
+
+    async def update_instance(self, record: InstanceRecord, *, expected_version: int) -> None:
+        values = msgspec.structs.asdict(record)
+        values.pop("id")
+        result = await self.conn.execute(
+            t.instances.update()
+            .where(t.instances.c.id == record.id, t.instances.c.row_version == expected_version)
+            .values(**values)
+        )
+        if result.rowcount != 1:
+            raise ConcurrentModification(
+                "the instance changed since it was read",
+                instance_id=record.id,
+                expected_version=expected_version,
+            )
+
+    # --- history ------------------------------------------------------------------------------
+
+    async def append_history(self, instance_id: str, seq: int, record: HistoryRecord) -> None:
+        await self.conn.execute(
+            t.history.insert().values(
+                id=str(self._ids.new_id()),
+                instance_id=instance_id,
+                seq=seq,
+                at=record.at,
+                event=record.event,
+                from_node=record.from_node,
+                to_node=record.to_node,
+                actor_kind=record.actor.kind if record.actor else None,
+                actor_id=record.actor.id if record.actor else None,
+                data=record.data,
+            )
+        )
+
+    async def history(self, instance_id: str) -> list[HistoryRecord]:
+        rows = await self.conn.execute(
+            sa.select(t.history)
+            .where(t.history.c.instance_id == instance_id)
+            .order_by(t.history.c.seq)
+        )
+        return [
+            HistoryRecord(
+                seq=r.seq,
+                at=r.at,
+                event=r.event,
+                from_node=r.from_node,
+                to_node=r.to_node,
+                actor=Actor(kind=r.actor_kind, id=r.actor_id) if r.actor_id else None,
+                data=r.data,
+            )
+            for r in rows
+        ]
+
+    async def last_history_seq(self, instance_id: str) -> int:
+        value = (
+            await self.conn.execute(
+                sa.select(sa.func.max(t.history.c.seq)).where(
+                    t.history.c.instance_id == instance_id
+                )
+            )
+        ).scalar()
+        return int(value or 0)
+
+    # --- step runs ----------------------------------------------------------------------------
+
+    async def add_step_run(self, record: StepRunRecord) -> None:
+        await self.conn.execute(t.step_runs.insert().values(**msgspec.structs.asdict(record)))
+
+    async def get_step_run(self, step_run_id: str) -> StepRunRecord | None:
+        row = (
+            await self.conn.execute(sa.select(t.step_runs).where(t.step_runs.c.id == step_run_id))
+        ).first()
+        return None if row is None else _struct(StepRunRecord, row)
+
+    async def update_step_run(self, step_run_id: str, **values: Any) -> None:
+        await self.conn.execute(
+            t.step_runs.update().where(t.step_runs.c.id == step_run_id).values(**values)
+        )
+
+    async def claim_step_run(
+        self,
+        step_run_id: str,
+        *,
+        owner: str,
+        now: datetime,
+        lease_until: datetime,
+        input: dict[str, Any] | None = None,
+        checkpoint: dict[str, Any] | None = None,
+    ) -> StepRunRecord | None:
+        """Take the lease of a scheduled step. A running step is never taken over here: when its
+        lease expires the sweeper closes that attempt and schedules the next one."""
+        sr = t.step_runs.c
+        result = await self.conn.execute(
+            t.step_runs.update()
+            .where(sr.id == step_run_id, sr.status == "scheduled", sr.available_at <= now)
+            .values(
+                status="running",
+                lease_owner=owner,
+                lease_expires_at=lease_until,
+                started_at=now,
+                input=input,
+                checkpoint=checkpoint,
+            )
+            .returning(*t.step_runs.c)
+        )
+        row = result.first()
+        return None if row is None else _struct(StepRunRecord, row)
+
+    async def finish_step_run(self, step_run_id: str, *, owner: str, **values: Any) -> bool:
+        """Close a running step if ``owner`` still holds its lease; false when it lost it (the
+        sweeper took the attempt away): its result is then discarded."""
+        c = t.step_runs.c
+        result = await self.conn.execute(
+            t.step_runs.update()
+            .where(c.id == step_run_id, c.status == "running", c.lease_owner == owner)
+            .values(**values)
+        )
+        return bool(result.rowcount == 1)
+
+    async def last_attempt(
+        self, instance_id: str, node_id: str, kind: str, attempt_group: int
+    ) -> int:
+        c = t.step_runs.c
+        value = (
+            await self.conn.execute(
+                sa.select(sa.func.max(c.attempt)).where(
+                    c.instance_id == instance_id,
+                    c.node_id == node_id,
+                    c.kind == kind,
+                    c.attempt_group == attempt_group,
+                )
+            )
+        ).scalar()
+        return int(value or 0)
+
+    async def last_checkpoint(
+        self, instance_id: str, node_id: str, kind: str, attempt_group: int
+    ) -> dict[str, Any] | None:
+        c = t.step_runs.c
+        row = (
+            await self.conn.execute(
+                sa.select(c.checkpoint)
+                .where(
+                    c.instance_id == instance_id,
+                    c.node_id == node_id,
+                    c.kind == kind,
+                    c.attempt_group == attempt_group,
+                    c.checkpoint.is_not(None),
+                )
+                .order_by(c.attempt.desc())
+                .limit(1)
+            )
+        ).first()
+        return None if row is None else dict(row.checkpoint)
+
+    async def step_runs(self, instance_id: str) -> list[StepRunRecord]:
+        rows = await self.conn.execute(
+            sa.select(t.step_runs)
+            .where(t.step_runs.c.instance_id == instance_id)
+            .order_by(t.step_runs.c.created_at, t.step_runs.c.id)
+        )
+        return [_struct(StepRunRecord, r) for r in rows]
+
+    async def cancel_open_step_runs(self, instance_id: str, token_id: str | None) -> None:
+        where = [
+            t.step_runs.c.instance_id == instance_id,
+            t.step_runs.c.status.in_(OPEN_STEP_STATUSES),
+        ]
+        if token_id is not None:
+            where.append(t.step_runs.c.token_id == token_id)
+        await self.conn.execute(
+            t.step_runs.update()
+            .where(*where)
+            .values(status="cancelled", finished_at=self._clock.now())
+        )
+
+    # --- tasks --------------------------------------------------------------------------------
+
+    async def add_task(self, record: TaskRecord) -> None:
+        await self.conn.execute(t.tasks.insert().values(**msgspec.structs.asdict(record)))
+
+    async def lock_task(self, task_id: str) -> TaskRecord | None:
+        row = (
+            await self.conn.execute(
+                sa.select(t.tasks).where(t.tasks.c.id == task_id).with_for_update()
+            )
+        ).first()
+        return None if row is None else _struct(TaskRecord, row)
+
+    async def update_task(self, task_id: str, **values: Any) -> None:
+        await self.conn.execute(t.tasks.update().where(t.tasks.c.id == task_id).values(**values))
+
+    async def tasks(self, instance_id: str) -> list[TaskRecord]:
+        rows = await self.conn.execute(
+            sa.select(t.tasks)
+            .where(t.tasks.c.instance_id == instance_id)
+            .order_by(t.tasks.c.created_at, t.tasks.c.id)
+        )
+        return [_struct(TaskRecord, r) for r in rows]
+
+    async def close_tasks(
+        self,
+        instance_id: str,
+        token_id: str,
+        node_id: str,
+        attempt_group: int,
+        *,
+        reason: str,
+        now: datetime,
+    ) -> None:
+        """Close a token's open tasks at a node. The task a person completed is marked by the
+        engine itself; whatever is still open here is cancelled with ``reason``."""
+        c = t.tasks.c
+        await self.conn.execute(
+            t.tasks.update()
+            .where(
+                c.instance_id == instance_id,
+                c.token_id == token_id,
+                c.node_id == node_id,
+                c.attempt_group == attempt_group,
+                c.status.in_(OPEN_TASK_STATUSES),
+            )
+            .values(status="cancelled", completed_at=now, outcome=f"closed:{reason}")
+        )
+
+    async def escalate_tasks(
+        self, instance_id: str, token_id: str, node_id: str, attempt_group: int, queue: str
+    ) -> None:
+        c = t.tasks.c
+        await self.conn.execute(
+            t.tasks.update()
+            .where(
+                c.instance_id == instance_id,
+                c.token_id == token_id,
+                c.node_id == node_id,
+                c.attempt_group == attempt_group,
+                c.status.in_(OPEN_TASK_STATUSES),
+            )
+            .values(queue=queue, assignee=None, status="ready", claimed_at=None)
+        )
+
+    async def cancel_open_tasks(
+        self, instance_id: str, token_id: str | None, now: datetime
+    ) -> list[str]:
+        where = [t.tasks.c.instance_id == instance_id, t.tasks.c.status.in_(OPEN_TASK_STATUSES)]
+        if token_id is not None:
+            where.append(t.tasks.c.token_id == token_id)
+        ids = [r.id for r in await self.conn.execute(sa.select(t.tasks.c.id).where(*where))]
+        if ids:
+            await self.conn.execute(
+                t.tasks.update()
+                .where(t.tasks.c.id.in_(ids))
+                .values(status="cancelled", completed_at=now)
+            )
+        return ids
+
+    # --- timers -------------------------------------------------------------------------------
+
+    async def add_timer(self, record: TimerRecord) -> None:
+        await self.conn.execute(t.timers.insert().values(**msgspec.structs.asdict(record)))
+
+    async def cancel_timers(
+        self,
+        instance_id: str,
+        token_id: str | None,
+        node_id: str | None,
+        attempt_group: int | None,
+        timer_ids: tuple[str, ...] | None,
+    ) -> None:
+        """Cancel pending timers; ``None`` filters mean "any"."""
+        c = t.timers.c
+        where = [c.instance_id == instance_id, c.status == "pending"]
+        if token_id is not None:
+            where.append(c.token_id == token_id)
+        if node_id is not None:
+            where.append(c.node_id == node_id)
+        if attempt_group is not None:
+            where.append(c.attempt_group == attempt_group)
+        if timer_ids is not None:
+            where.append(c.timer_id.in_(timer_ids))
+        await self.conn.execute(t.timers.update().where(*where).values(status="cancelled"))
+
+    async def next_timer_due(self, instance_id: str) -> datetime | None:
+        value = (
+            await self.conn.execute(
+                sa.select(sa.func.min(t.timers.c.due_at)).where(
+                    t.timers.c.instance_id == instance_id, t.timers.c.status == "pending"
+                )
+            )
+        ).scalar()
+        # SQLite hands aggregates back without the column type: normalise through it.
+        return UTCDateTime().process_result_value(value, self.conn.dialect)
+
+    async def lock_timer(self, timer_row_id: str) -> TimerRecord | None:
+        query = (
+            sa.select(t.timers)
+            .where(t.timers.c.id == timer_row_id)
+            .with_for_update(skip_locked=True)
+        )
+        row = (await self.conn.execute(query)).first()
+        return None if row is None else _struct(TimerRecord, row)
+
+    async def due_timers(self, now: datetime, limit: int) -> list[TimerRecord]:
+        query = (
+            sa.select(t.timers)
+            .where(t.timers.c.status == "pending", t.timers.c.due_at <= now)
+            .order_by(t.timers.c.due_at)
+            .limit(limit)
+        )
+        if self.is_postgres:
+            query = query.with_for_update(skip_locked=True)
+        return [_struct(TimerRecord, r) for r in await self.conn.execute(query)]
+
+    async def timers(self, instance_id: str) -> list[TimerRecord]:
+        rows = await self.conn.execute(
+            sa.select(t.timers).where(t.timers.c.instance_id == instance_id)
+        )
+        return [_struct(TimerRecord, r) for r in rows]
+
+    async def mark_timer_fired(self, timer_id: str, now: datetime) -> bool:
+        result = await self.conn.execute(
+            t.timers.update()
+            .where(t.timers.c.id == timer_id, t.timers.c.status == "pending")
+            .values(status="fired", fired_at=now)
+        )
+        return result.rowcount == 1
+
+    # --- dead letters -------------------------------------------------------------------------
+
+    async def add_dead_letter(self, values: dict[str, Any]) -> str:
+        letter_id = str(self._ids.new_id())
+        await self.conn.execute(
+            t.dead_letters.insert().values(id=letter_id, status="open", **values)
+        )
+        return letter_id
+
+    async def get_dead_letter(self, letter_id: str) -> dict[str, Any] | None:
+        row = (
+            await self.conn.execute(
+                sa.select(t.dead_letters).where(t.dead_letters.c.id == letter_id)
+            )
+        ).first()
+        return None if row is None else dict(row._mapping)
+
+    async def list_dead_letters(self, status: str | None = "open") -> list[dict[str, Any]]:
+        query = sa.select(t.dead_letters).order_by(t.dead_letters.c.created_at)
+        if status is not None:
+            query = query.where(t.dead_letters.c.status == status)
+        return [dict(r._mapping) for r in await self.conn.execute(query)]
+
+    async def resolve_dead_letter(self, letter_id: str, status: str, now: datetime) -> None:
+        await self.conn.execute(
+            t.dead_letters.update()
+            .where(t.dead_letters.c.id == letter_id)
+            .values(status=status, resolved_at=now)
+        )
+
+    async def complete_signalled_tasks(
+        self, instance_id: str, node_id: str, actor_id: str, now: datetime
+    ) -> None:
+        c = t.tasks.c
+        await self.conn.execute(
+            t.tasks.update()
+            .where(
+                c.instance_id == instance_id,
+                c.node_id == node_id,
+                c.status.in_(OPEN_TASK_STATUSES),
+            )
+            .values(
+                status="completed", completed_by=actor_id, completed_at=now, outcome="signalled"
+            )
+        )
+
+    # --- outbox and audit ---------------------------------------------------------------------
+
+    async def enqueue(
+        self, topic: str, key: str, payload: dict[str, Any], *, available_at: datetime
+    ) -> None:
+        self._notify = True
+        await self.conn.execute(
+            t.outbox.insert().values(
+                topic=topic,
+                key=key,
+                payload=payload,
+                created_at=self._clock.now(),
+                available_at=available_at,
+                attempts=0,
+            )
+        )
+
+    async def due_outbox(self, now: datetime, limit: int) -> list[OutboxMessage]:
+        """Unsent rows whose time has come, oldest first; rows other relays hold are skipped."""
+        o = t.outbox.c
+        query = (
+            sa.select(t.outbox)
+            .where(o.sent_at.is_(None), o.available_at <= now)
+            .order_by(o.id)
+            .limit(limit)
+        )
+        if self.is_postgres:
+            query = query.with_for_update(skip_locked=True)
+        return [
+            OutboxMessage(
+                id=r.id,
+                topic=r.topic,
+                key=r.key,
+                payload=r.payload,
+                available_at=r.available_at,
+                attempts=r.attempts,
+            )
+            for r in await self.conn.execute(query)
+        ]
+
+    async def mark_sent(self, ids: list[int], now: datetime) -> None:
+        if ids:
+            await self.conn.execute(
+                t.outbox.update()
+                .where(t.outbox.c.id.in_(ids))
+                .values(sent_at=now, attempts=t.outbox.c.attempts + 1)
+            )
+
+    async def next_outbox_due(self) -> datetime | None:
+        value = (
+            await self.conn.execute(
+                sa.select(sa.func.min(t.outbox.c.available_at)).where(t.outbox.c.sent_at.is_(None))
+            )
+        ).scalar()
+        if value is None:
+            return None
+        return UTCDateTime().process_result_value(value, self.conn.dialect)
+
+    async def expired_leases(self, now: datetime, limit: int) -> list[StepRunRecord]:
+        c = t.step_runs.c
+        rows = await self.conn.execute(
+            sa.select(t.step_runs)
+            .where(c.status == "running", c.lease_expires_at < now)
+            .order_by(c.lease_expires_at)
+            .limit(limit)
+        )
+        return [_struct(StepRunRecord, r) for r in rows]
+
+    async def stranded_steps(self, before: datetime, limit: int) -> list[StepRunRecord]:
+        """Scheduled steps, due before ``before``, whose message was already sent: the broker
+        lost it (a Redis restart) or its consumer died before claiming."""
+        c = t.step_runs.c
+        o = t.outbox.c
+        pending_message = sa.exists().where(o.key == sa.cast(c.id, sa.String), o.sent_at.is_(None))
+        rows = await self.conn.execute(
+            sa.select(t.step_runs)
+            .where(c.status == "scheduled", c.available_at < before, ~pending_message)
+            .order_by(c.available_at)
+            .limit(limit)
+        )
+        return [_struct(StepRunRecord, r) for r in rows]
+
+    async def audit(self, entry: AuditEntry) -> None:
+        await self._audit.append(self.conn, entry)

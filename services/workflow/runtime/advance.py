@@ -1,0 +1,393 @@
+"""The working copy of one decision: moves tokens through inline nodes and collects effects.
+
+``decide()`` copies the state into a :class:`Run`, applies one event and lets the run advance
+every moved token through the nodes the engine executes inline (start, exclusive, parallel, end)
+until each rests where work is needed (a step, a task, a timer) or is consumed. Still pure: the
+only inputs are the compiled model, the state and ``now``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from datetime import datetime, timedelta
+from typing import Final
+
+from contracts.errors import InvalidTransition, RuleError
+from services.workflow.definition.compiler import CompiledModel
+from services.workflow.definition.model import (
+    HUMAN_TYPES,
+    WORK_TYPES,
+    EndNode,
+    ExclusiveNode,
+    HumanNode,
+    ParallelNode,
+    StartNode,
+    TimerNode,
+)
+
+from .effects import (
+    CancelTimers,
+    CloseTasks,
+    Effect,
+    InstanceFinished,
+    OpenTask,
+    RunCompensation,
+    ScheduleStep,
+    StartTimer,
+    Transitioned,
+)
+from .state import (
+    TERMINAL,
+    CompletedNode,
+    FailureInfo,
+    InstanceState,
+    InstanceStatus,
+    PendingCompensation,
+    PendingTimer,
+    Token,
+    TokenStatus,
+)
+
+MAX_INLINE_MOVES: Final = 1000
+"""Validation forbids loops made only of gateways; this bound is the safety net behind it."""
+
+
+def parent_of(token_id: str) -> str:
+    return token_id.rsplit(".", 1)[0]
+
+
+class Run:
+    """Mutable copy of an :class:`InstanceState` plus the effects emitted so far."""
+
+    def __init__(self, model: CompiledModel, state: InstanceState, now: datetime) -> None:
+        self.m = model
+        self.now = now
+        self.status: InstanceStatus = state.status
+        self.version = state.version
+        self.tokens: dict[str, Token] = {t.id: t for t in state.tokens}
+        self.context = dict(state.context)
+        self.entries = dict(state.entries)
+        self.completed = list(state.completed_nodes)
+        self.timers = list(state.timers)
+        self.votes = list(state.votes)
+        self.compensations = list(state.compensations)
+        self.author = state.author
+        self.failure = state.failure
+        self.effects: list[Effect] = []
+        self.arrivals: deque[tuple[str, str, str | None, str]] = deque()
+        self.moves = 0
+        self.finished = False
+
+    # -- bookkeeping -------------------------------------------------------------------------
+
+    def emit(self, effect: Effect) -> None:
+        self.effects.append(effect)
+
+    def rest(self, token_id: str, node_id: str, ag: int, status: TokenStatus) -> None:
+        self.tokens[token_id] = Token(id=token_id, node_id=node_id, attempt_group=ag, status=status)
+
+    def enter_count(self, node_id: str) -> int:
+        self.entries[node_id] = self.entries.get(node_id, 0) + 1
+        return self.entries[node_id]
+
+    def release(self, token: Token) -> None:
+        """The token leaves its resting node: cancel its timers and forget its votes there."""
+        mine = [t for t in self.timers if t.token_id == token.id and t.node_id == token.node_id]
+        if mine:
+            self.timers = [t for t in self.timers if t not in mine]
+            self.emit(
+                CancelTimers(
+                    token_id=token.id,
+                    node_id=token.node_id,
+                    attempt_group=token.attempt_group,
+                    timer_ids=tuple(t.timer_id for t in mine),
+                )
+            )
+        self.votes = [v for v in self.votes if v.token_id != token.id]
+
+    def close_task(self, token: Token, reason: str) -> None:
+        self.emit(
+            CloseTasks(
+                token_id=token.id,
+                node_id=token.node_id,
+                attempt_group=token.attempt_group,
+                reason=reason,
+            )
+        )
+
+    def complete_node(self, token: Token, actor: str | None) -> None:
+        node = self.m.nodes[token.node_id]
+        self.completed.append(
+            CompletedNode(
+                node_id=token.node_id,
+                attempt_group=token.attempt_group,
+                actor=actor,
+                compensation=node.compensation,
+            )
+        )
+
+    # -- moving ------------------------------------------------------------------------------
+
+    def move(self, token: Token, target: str, cause: str) -> None:
+        """Send a resting token to ``target`` (the caller closed its tasks) and advance."""
+        self.release(token)
+        self.arrivals.append((token.id, target, token.node_id, cause))
+        self.drain()
+
+    def spawn(self, token_id: str, target: str, from_node: str | None, cause: str) -> None:
+        self.arrivals.append((token_id, target, from_node, cause))
+        self.drain()
+
+    def drain(self) -> None:
+        while self.arrivals and not self.finished:
+            self.moves += 1
+            if self.moves > MAX_INLINE_MOVES:
+                raise InvalidTransition(
+                    "Too many inline moves in one decision",
+                    code="inline_move_limit",
+                    status=self.status,
+                )
+            self._arrive(*self.arrivals.popleft())
+        self.arrivals.clear()
+
+    def _arrive(self, token_id: str, node_id: str, from_node: str | None, cause: str) -> None:
+        self.emit(
+            Transitioned(token_id=token_id, from_node=from_node, to_node=node_id, cause=cause)
+        )
+        node = self.m.nodes[node_id]
+        if isinstance(node, StartNode):
+            self.rest(token_id, node_id, self.enter_count(node_id), "active")
+            self.arrivals.append((token_id, node.next, node_id, "next"))
+        elif isinstance(node, EndNode):
+            self.tokens.pop(token_id, None)
+            if node.result != "completed":
+                self.terminate(node.result, node_id=node_id)
+            elif not self.tokens:
+                self.terminate("completed", node_id=node_id)
+        elif isinstance(node, ExclusiveNode):
+            self.rest(token_id, node_id, self.enter_count(node_id), "active")
+            self._route(token_id, node)
+        elif isinstance(node, ParallelNode):
+            self._parallel(token_id, node)
+        elif isinstance(node, WORK_TYPES):
+            ag = self.enter_count(node_id)
+            self.rest(token_id, node_id, ag, "active")
+            handler = getattr(node, "handler", None)
+            self.emit(
+                ScheduleStep(
+                    token_id=token_id,
+                    node_id=node_id,
+                    attempt_group=ag,
+                    queue=self.m.queues[node_id],
+                    handler=handler,
+                )
+            )
+        elif isinstance(node, HUMAN_TYPES):
+            self._open_task(token_id, node)
+        else:
+            assert isinstance(node, TimerNode)
+            self._start_timer_node(token_id, node)
+
+    def _route(self, token_id: str, node: ExclusiveNode) -> None:
+        for i, (condition, target) in enumerate(self.m.branches[node.id]):
+            try:
+                value = condition(self.context)
+            except RuleError:
+                self.fail("condition_error", node.id)
+                return
+            if not isinstance(value, bool):
+                self.fail("condition_not_boolean", node.id)
+                return
+            if value:
+                self.arrivals.append((token_id, target, node.id, f"branches[{i}]"))
+                return
+        assert node.default is not None
+        self.arrivals.append((token_id, node.default, node.id, "default"))
+
+    def _parallel(self, token_id: str, node: ParallelNode) -> None:
+        if not isinstance(node.next, str):
+            ag = self.enter_count(node.id)
+            self.tokens.pop(token_id, None)
+            for i, target in enumerate(node.next):
+                child = f"{token_id}.{i}"
+                self.rest(child, node.id, ag, "active")
+                self.arrivals.append((child, target, node.id, "fork"))
+            return
+        parent = parent_of(token_id)
+        self.rest(token_id, node.id, self.entries.get(node.id, 0) + 1, "arrived_at_join")
+        arrived = [
+            t
+            for t in self.tokens.values()
+            if t.node_id == node.id and t.status == "arrived_at_join" and parent_of(t.id) == parent
+        ]
+        if len(arrived) < self.m.join_incoming[node.id]:
+            return
+        for t in arrived:
+            del self.tokens[t.id]
+        self.rest(parent, node.id, self.enter_count(node.id), "active")
+        self.arrivals.append((parent, node.next, node.id, "join"))
+
+    def _open_task(self, token_id: str, node: HumanNode) -> None:
+        ag = self.enter_count(node.id)
+        self.rest(token_id, node.id, ag, "waiting")
+        outcomes = getattr(node, "outcomes", None) or {}
+        self.emit(
+            OpenTask(
+                token_id=token_id,
+                node_id=node.id,
+                attempt_group=ag,
+                queue=self.m.task_queues[node.id],
+                form=getattr(node, "form", None),
+                outcomes=tuple(outcomes),
+                policy=getattr(node, "policy", None),
+            )
+        )
+        for timer in node.timers:
+            due = self.m.timer_durations.get((node.id, timer.id))
+            self._timer(
+                token_id, node.id, ag, timer.id, timer.interrupting, due, timer.business_days
+            )
+
+    def _start_timer_node(self, token_id: str, node: TimerNode) -> None:
+        ag = self.enter_count(node.id)
+        self.rest(token_id, node.id, ag, "waiting")
+        if node.until is not None:
+            try:
+                value = self.m.until[node.id](self.context)
+            except RuleError:
+                self.fail("timer_error", node.id)
+                return
+            due_at = _timestamp(value)
+            if due_at is None:
+                self.fail("timer_error", node.id)
+                return
+            self._timer(token_id, node.id, ag, node.id, True, None, None, due_at=due_at)
+            return
+        due = self.m.timer_durations.get((node.id, node.id))
+        self._timer(token_id, node.id, ag, node.id, True, due, node.business_days)
+
+    def _timer(
+        self,
+        token_id: str,
+        node_id: str,
+        ag: int,
+        timer_id: str,
+        interrupting: bool,
+        duration: timedelta | None,
+        business_days: int | None,
+        *,
+        due_at: datetime | None = None,
+    ) -> None:
+        if duration is not None:
+            due_at = self.now + duration
+        self.timers.append(
+            PendingTimer(token_id=token_id, node_id=node_id, attempt_group=ag, timer_id=timer_id)
+        )
+        self.emit(
+            StartTimer(
+                token_id=token_id,
+                node_id=node_id,
+                attempt_group=ag,
+                timer_id=timer_id,
+                interrupting=interrupting,
+                starts_at=self.now,
+                due_at=due_at,
+                business_days=business_days,
+            )
+        )
+
+    # -- ending ------------------------------------------------------------------------------
+
+    def _drop_all_tokens(self, cause: str) -> None:
+        for token in sorted(self.tokens.values(), key=lambda t: t.id):
+            if token.status in ("waiting", "pending") and not isinstance(
+                self.m.nodes[token.node_id], TimerNode
+            ):
+                self.close_task(token, "instance_finished")
+            self.release(token)
+            self.emit(
+                Transitioned(token_id=token.id, from_node=token.node_id, to_node=None, cause=cause)
+            )
+        self.tokens.clear()
+        self.timers.clear()
+        self.votes.clear()
+        self.arrivals.clear()
+        self.finished = True
+
+    def terminate(
+        self, status: InstanceStatus, *, node_id: str | None, reason: str | None = None
+    ) -> None:
+        """Finish now with ``status``: every other token is dropped, tasks closed, timers
+        cancelled. An end whose result is not ``completed`` does this for the whole instance."""
+        self._drop_all_tokens(status)
+        self.status = status
+        self.emit(InstanceFinished(status=status, reason_code=reason, node_id=node_id))
+
+    def fail(self, reason_code: str, node_id: str | None) -> None:
+        """Fail terminally: drop tokens, then run compensations (saga) before ``failed``."""
+        self._drop_all_tokens("failed")
+        self.failure = FailureInfo(reason_code=reason_code, node_id=node_id)
+        self.compensations = [
+            PendingCompensation(
+                node_id=c.node_id, attempt_group=c.attempt_group, handler=c.compensation
+            )
+            for c in reversed(self.completed)
+            if c.compensation is not None
+        ]
+        if self.compensations:
+            self.status = "compensating"
+            self.run_next_compensation()
+        else:
+            self.status = "failed"
+            self.emit(InstanceFinished(status="failed", reason_code=reason_code, node_id=node_id))
+
+    def run_next_compensation(self) -> None:
+        nxt = self.compensations[0]
+        self.emit(
+            RunCompensation(
+                node_id=nxt.node_id,
+                attempt_group=nxt.attempt_group,
+                handler=nxt.handler,
+                queue=self.m.queues.get(nxt.node_id, "integration"),
+            )
+        )
+
+    # -- result ------------------------------------------------------------------------------
+
+    def state(self) -> InstanceState:
+        status = self.status
+        if status not in TERMINAL and status != "compensating":
+            kinds = {t.status for t in self.tokens.values()}
+            if kinds & {"pending", "held"}:
+                status = "stalled"
+            elif "active" in kinds:
+                status = "running"
+            else:
+                status = "waiting"
+        return InstanceState(
+            status=status,
+            version=self.version + 1,
+            tokens=tuple(sorted(self.tokens.values(), key=lambda t: t.id)),
+            context=self.context,
+            entries=self.entries,
+            completed_nodes=tuple(self.completed),
+            timers=tuple(self.timers),
+            votes=tuple(self.votes),
+            compensations=tuple(self.compensations),
+            author=self.author,
+            failure=self.failure,
+        )
+
+
+def _timestamp(value: object) -> datetime | None:
+    """An ``until`` expression gives an RFC 3339 string (or a CEL timestamp); it must be aware."""
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    else:
+        return None
+    return parsed if parsed.tzinfo is not None else None

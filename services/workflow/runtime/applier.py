@@ -1,0 +1,404 @@
+"""Turns a ``Decision`` into rows, inside the caller's unit of work.
+
+Nothing here commits: the engine commits once, after the new state, the history, the step runs,
+tasks and timers, the audit entries and the outbox rows were all written. Effects leave only
+through the outbox.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from contracts.kernel import Actor, AuditEntry, IdGen
+from contracts.workflow.types import SubjectRef, TransitionEvent
+from services.workflow import metrics
+from services.workflow.calendar import Calendar
+from services.workflow.definition import CompiledModel
+from services.workflow.definition.model import HUMAN_TYPES
+from services.workflow.runtime.effects import (
+    CancelTimers,
+    CloseTasks,
+    Decision,
+    EscalateTask,
+    InstanceFinished,
+    OpenTask,
+    RunCompensation,
+    ScheduleStep,
+    StartTimer,
+    Transitioned,
+    VoteRecorded,
+)
+from services.workflow.runtime.events import Event, event_type
+from services.workflow.runtime.naming import SUBJECT_TOPIC, idempotency_key, step_topic
+from services.workflow.runtime.ports import (
+    HistoryRecord,
+    InstanceRecord,
+    StepRunRecord,
+    TaskRecord,
+    TimerRecord,
+    UnitOfWork,
+)
+from services.workflow.runtime.state import TERMINAL, InstanceState
+
+
+def encode_event(event: Event) -> dict[str, Any]:
+    """The event as JSON-ready data (what history keeps for replay)."""
+    data: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(event))
+    return data
+
+
+def decode_event(data: dict[str, Any]) -> Event:
+    return msgspec.json.decode(msgspec.json.encode(data), type=Event)
+
+
+def state_to_json(state: InstanceState) -> dict[str, Any]:
+    data: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(state))
+    return data
+
+
+def state_from_json(data: dict[str, Any]) -> InstanceState:
+    return msgspec.json.decode(msgspec.json.encode(data), type=InstanceState)
+
+
+def public_status(state: InstanceState) -> str:
+    """The status stored on the instance row (the state's own status)."""
+    return state.status
+
+
+FormPinner = Callable[[UnitOfWork, str], Awaitable[str]]
+
+
+class Applier:
+    pin_form: FormPinner | None = None
+    """Turns a task's ``form`` reference into the exact ``key@version`` published when the task
+    opens, so a later version never changes what it is answered with (set at composition)."""
+
+    def __init__(self, ids: IdGen, calendar: Calendar) -> None:
+        self._ids = ids
+        self._calendar = calendar
+
+    def _id(self) -> str:
+        return str(self._ids.new_id())
+
+    async def apply(
+        self,
+        uow: UnitOfWork,
+        record: InstanceRecord,
+        model: CompiledModel,
+        event: Event,
+        decision: Decision,
+        *,
+        actor: Actor | None,
+        now: datetime,
+    ) -> InstanceRecord:
+        state = decision.new_state
+        seq = await uow.last_history_seq(record.id)
+        seq += 1
+        await uow.append_history(
+            record.id,
+            seq,
+            HistoryRecord(
+                seq=seq,
+                at=now,
+                event=event_type(event),
+                from_node=None,
+                to_node=None,
+                actor=actor,
+                data={"event": encode_event(event), "state_version": state.version},
+            ),
+        )
+        for effect in decision.effects:
+            if isinstance(effect, Transitioned):
+                seq += 1
+                await uow.append_history(
+                    record.id,
+                    seq,
+                    HistoryRecord(
+                        seq=seq,
+                        at=now,
+                        event=f"transition.{effect.cause}",
+                        from_node=effect.from_node,
+                        to_node=effect.to_node,
+                        actor=actor,
+                        data={"token": effect.token_id},
+                    ),
+                )
+                await self._announce(uow, record, model, state, effect, now)
+            elif isinstance(effect, ScheduleStep):
+                await self._schedule(
+                    uow,
+                    record,
+                    effect.token_id,
+                    effect.node_id,
+                    effect.attempt_group,
+                    effect.queue,
+                    "step",
+                    model,
+                    state,
+                    now,
+                )
+            elif isinstance(effect, RunCompensation):
+                await self._schedule(
+                    uow,
+                    record,
+                    "saga",
+                    effect.node_id,
+                    effect.attempt_group,
+                    effect.queue,
+                    "compensation",
+                    model,
+                    state,
+                    now,
+                )
+            elif isinstance(effect, OpenTask):
+                await self._open_task(uow, record, model, effect, now)
+            elif isinstance(effect, CloseTasks):
+                await uow.close_tasks(
+                    record.id,
+                    effect.token_id,
+                    effect.node_id,
+                    effect.attempt_group,
+                    reason=effect.reason,
+                    now=now,
+                )
+            elif isinstance(effect, EscalateTask):
+                await uow.escalate_tasks(
+                    record.id, effect.token_id, effect.node_id, effect.attempt_group, effect.queue
+                )
+                await uow.audit(
+                    AuditEntry(
+                        action="workflow.task.escalated",
+                        object_type="workflow_instance",
+                        object_id=record.id,
+                        actor=Actor.system("timer"),
+                        after={"node": effect.node_id, "queue": effect.queue},
+                        correlation_id=record.id,
+                    )
+                )
+            elif isinstance(effect, StartTimer):
+                await uow.add_timer(
+                    TimerRecord(
+                        id=self._id(),
+                        instance_id=record.id,
+                        token_id=effect.token_id,
+                        node_id=effect.node_id,
+                        timer_id=effect.timer_id,
+                        attempt_group=effect.attempt_group,
+                        due_at=self._due(effect),
+                        status="pending",
+                        fired_at=None,
+                    )
+                )
+            elif isinstance(effect, CancelTimers):
+                await uow.cancel_timers(
+                    record.id,
+                    effect.token_id,
+                    effect.node_id,
+                    effect.attempt_group,
+                    effect.timer_ids,
+                )
+            elif isinstance(effect, VoteRecorded):
+                await uow.audit(
+                    AuditEntry(
+                        action="workflow.vote.recorded",
+                        object_type="workflow_instance",
+                        object_id=record.id,
+                        actor=Actor(id=effect.actor),
+                        after={"node": effect.node_id, "outcome": effect.outcome},
+                        correlation_id=record.id,
+                    )
+                )
+            elif isinstance(effect, InstanceFinished):
+                await uow.cancel_open_step_runs(record.id, None)
+                await uow.cancel_open_tasks(record.id, None, now)
+                await uow.cancel_timers(record.id, None, None, None, None)
+        updated = msgspec.structs.replace(
+            record,
+            status=public_status(state),
+            current_nodes=sorted({t.node_id for t in state.tokens}),
+            state=state_to_json(state),
+            context=dict(state.context),
+            updated_at=now,
+            ended_at=now if state.status in TERMINAL else None,
+            due_at=(
+                await uow.next_timer_due(record.id)
+                if record.due_at is not None
+                or any(
+                    isinstance(e, StartTimer | CancelTimers | InstanceFinished)
+                    for e in decision.effects
+                )
+                else None
+            ),
+            row_version=state.version,
+        )
+        await uow.update_instance(updated, expected_version=record.row_version)
+        if updated.ended_at is not None and record.ended_at is None:
+            # Counted when the finishing transaction is written; a rollback after this point
+            # would over-count by one (an after-commit hook would be exact).
+            metrics.instance_finished(
+                workflow_type=record.definition_key,
+                status=updated.status,
+                cycle_time_s=(now - record.started_at).total_seconds(),
+            )
+        return updated
+
+    def _due(self, effect: StartTimer) -> datetime:
+        if effect.due_at is not None:
+            return effect.due_at
+        assert effect.business_days is not None
+        start = self._calendar.local_date(effect.starts_at)
+        return self._calendar.end_of_day(
+            self._calendar.add_business_days(start, effect.business_days)
+        )
+
+    async def _schedule(
+        self,
+        uow: UnitOfWork,
+        record: InstanceRecord,
+        token_id: str,
+        node_id: str,
+        attempt_group: int,
+        queue: str,
+        kind: str,
+        model: CompiledModel,
+        state: InstanceState,
+        now: datetime,
+    ) -> None:
+        previous = await uow.last_attempt(record.id, node_id, kind, attempt_group)
+        step = StepRunRecord(
+            id=self._id(),
+            instance_id=record.id,
+            token_id=token_id,
+            node_id=node_id,
+            kind=kind,
+            queue=queue,
+            attempt_group=attempt_group,
+            attempt=previous + 1,
+            idempotency_key=idempotency_key(record.id, node_id, attempt_group, kind),
+            status="scheduled",
+            lease_owner=None,
+            lease_expires_at=None,
+            available_at=now,
+            input=None,
+            output=None,
+            error=None,
+            checkpoint=None,
+            created_at=now,
+            started_at=None,
+            finished_at=None,
+        )
+        await uow.add_step_run(step)
+        await uow.enqueue(step_topic(queue), step.id, {"step_run_id": step.id}, available_at=now)
+
+    async def _open_task(
+        self,
+        uow: UnitOfWork,
+        record: InstanceRecord,
+        model: CompiledModel,
+        effect: OpenTask,
+        now: datetime,
+    ) -> None:
+        node = model.nodes[effect.node_id]
+        name = node.name or effect.node_id
+        if effect.kind == "pending":
+            name = f"Pending: {name}"
+        task_id = self._id()
+        form = effect.form
+        if form is not None and self.pin_form is not None:
+            form = await self.pin_form(uow, form)
+        await uow.add_task(
+            TaskRecord(
+                id=task_id,
+                instance_id=record.id,
+                token_id=effect.token_id,
+                node_id=effect.node_id,
+                attempt_group=effect.attempt_group,
+                name=name,
+                queue=effect.queue,
+                assignee=None,
+                status="ready",
+                form=form,
+                outcomes=list(effect.outcomes),
+                priority=0,
+                data=None,
+                outcome=None,
+                completed_by=None,
+                due_at=self._sla(model, effect, now),
+                created_at=now,
+                claimed_at=None,
+                completed_at=None,
+            )
+        )
+        await uow.audit(
+            AuditEntry(
+                action="workflow.task.opened",
+                object_type="workflow_task",
+                object_id=task_id,
+                actor=Actor.system("engine"),
+                after={
+                    "instance": record.id,
+                    "node": effect.node_id,
+                    "queue": effect.queue,
+                    "kind": effect.kind,
+                    "human": isinstance(node, HUMAN_TYPES),
+                },
+                correlation_id=record.id,
+            )
+        )
+
+    def _sla(self, model: CompiledModel, effect: OpenTask, now: datetime) -> datetime | None:
+        """A task is due when its first boundary timer fires: that is the SLA the inbox sorts
+        and filters on (pending tasks have none)."""
+        node = model.nodes[effect.node_id]
+        if effect.kind != "task" or not isinstance(node, HUMAN_TYPES):
+            return None
+        dues = []
+        for timer in node.timers:
+            duration = model.timer_durations.get((node.id, timer.id))
+            if duration is not None:
+                dues.append(now + duration)
+            elif timer.business_days is not None:
+                start = self._calendar.local_date(now)
+                dues.append(
+                    self._calendar.end_of_day(
+                        self._calendar.add_business_days(start, timer.business_days)
+                    )
+                )
+        return min(dues, default=None)
+
+    async def _announce(
+        self,
+        uow: UnitOfWork,
+        record: InstanceRecord,
+        model: CompiledModel,
+        state: InstanceState,
+        effect: Transitioned,
+        now: datetime,
+    ) -> None:
+        """Queue the transition for the module's subject listener (delivered after commit)."""
+        if record.subject_type is None or record.subject_id is None:
+            return
+        to_node = model.nodes.get(effect.to_node) if effect.to_node else None
+        public = to_node.public.label if to_node is not None and to_node.public else None
+        event = TransitionEvent(
+            instance_id=record.id,
+            protocol=record.protocol,
+            definition_key=record.definition_key,
+            subject=SubjectRef(type=record.subject_type, id=record.subject_id),
+            event=effect.cause,
+            from_node=effect.from_node,
+            to_node=effect.to_node,
+            status=state.status,
+            at=now,
+            public_label=public,
+        )
+        await uow.enqueue(
+            SUBJECT_TOPIC,
+            record.id,
+            msgspec.json.decode(msgspec.json.encode(event)),
+            available_at=now,
+        )

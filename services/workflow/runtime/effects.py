@@ -1,0 +1,146 @@
+"""What a decision asks the engine to do, as data.
+
+The engine turns every effect into rows (step runs, tasks, timers, history, outbox) inside the
+same unit of work that stores the new state, so nothing happens unless the state is committed.
+The order of ``Decision.effects`` is meaningful: it is the order things happened in.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal, TypeAlias
+
+import msgspec
+
+from services.workflow.definition.model import Policy
+
+from .state import InstanceState
+
+
+class _Effect(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="type"
+):
+    pass
+
+
+class ScheduleStep(_Effect, tag="schedule_step", frozen=True, kw_only=True):
+    """Run node work on ``queue``; the idempotency key is (instance, node, attempt_group).
+    ``handler`` is null for validation and decision-table nodes (the rules run them)."""
+
+    token_id: str
+    node_id: str
+    attempt_group: int
+    queue: str
+    handler: str | None
+
+
+class OpenTask(_Effect, tag="open_task", frozen=True, kw_only=True):
+    """Open a human task (``kind`` ``task``) or an operator's pending task after a partner
+    rejected a step's data (``kind`` ``pending``, outcomes ``retry``/``fail``)."""
+
+    token_id: str
+    node_id: str
+    attempt_group: int
+    queue: str
+    kind: Literal["task", "pending"] = "task"
+    form: str | None = None
+    outcomes: tuple[str, ...] = ()
+    policy: Policy | None = None
+
+
+class CloseTasks(_Effect, tag="close_tasks", frozen=True, kw_only=True):
+    """Close the open task(s) of this token at this node (``reason``: completed, timer,
+    reprocessed, instance_finished)."""
+
+    token_id: str
+    node_id: str
+    attempt_group: int
+    reason: str
+
+
+class EscalateTask(_Effect, tag="escalate_task", frozen=True, kw_only=True):
+    """A non-interrupting timer moves the still-open task to another queue."""
+
+    token_id: str
+    node_id: str
+    attempt_group: int
+    timer_id: str
+    queue: str
+
+
+class StartTimer(_Effect, tag="start_timer", frozen=True, kw_only=True):
+    """Start a timer. ``due_at`` is set for ``duration`` and ``until``; for ``business_days``
+    it is null and the engine computes it from ``starts_at`` with its legal calendar."""
+
+    token_id: str
+    node_id: str
+    attempt_group: int
+    timer_id: str
+    interrupting: bool
+    starts_at: datetime
+    due_at: datetime | None = None
+    business_days: int | None = None
+
+
+class CancelTimers(_Effect, tag="cancel_timers", frozen=True, kw_only=True):
+    token_id: str
+    node_id: str
+    attempt_group: int
+    timer_ids: tuple[str, ...]
+
+
+class RunCompensation(_Effect, tag="run_compensation", frozen=True, kw_only=True):
+    """Run one saga compensation; the engine answers with ``CompensationDone``. Emitted one at
+    a time, in reverse completion order."""
+
+    node_id: str
+    attempt_group: int
+    handler: str
+    queue: str
+
+
+class VoteRecorded(_Effect, tag="vote_recorded", frozen=True, kw_only=True):
+    """A quorum vote that did not decide the task yet (for the audit trail)."""
+
+    token_id: str
+    node_id: str
+    attempt_group: int
+    actor: str
+    outcome: str
+
+
+class Transitioned(_Effect, tag="transitioned", frozen=True, kw_only=True):
+    """One history entry: ``to_node`` null means the token was consumed (end, failure,
+    cancellation); ``from_node`` equal to ``to_node`` is a status change in place."""
+
+    token_id: str
+    from_node: str | None
+    to_node: str | None
+    cause: str
+
+
+class InstanceFinished(_Effect, tag="instance_finished", frozen=True, kw_only=True):
+    status: str
+    reason_code: str | None = None
+    node_id: str | None = None
+
+
+Effect: TypeAlias = (
+    ScheduleStep
+    | OpenTask
+    | CloseTasks
+    | EscalateTask
+    | StartTimer
+    | CancelTimers
+    | RunCompensation
+    | VoteRecorded
+    | Transitioned
+    | InstanceFinished
+)
+
+
+class Decision(msgspec.Struct, frozen=True, kw_only=True):
+    """The result of ``decide()``: the state to store and the effects to apply with it."""
+
+    new_state: InstanceState
+    effects: tuple[Effect, ...]

@@ -1,0 +1,449 @@
+"""Task actions: claim, release, complete, forward and their bulk forms.
+
+Every action is one unit of work that is authorised (the queue's module permission *and*
+membership of the task's queue — claiming never bypasses either), checks separation of duties
+before a person can even hold a task they could not complete, writes an audit entry and, when
+given an idempotency key, records its answer so a double click or a retried request does the
+work once and gets the same answer back. Completing validates the form submission against the
+task's exact form version, stores a snapshot and advances the instance in that same
+transaction. Refusals are audited in a transaction of their own (the refused one rolls back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from contracts.errors import (
+    Conflict,
+    Forbidden,
+    IdempotencyKeyReused,
+    InvalidTransition,
+    NotFound,
+    TramitaError,
+    ValidationFailed,
+)
+from contracts.kernel import Actor, AuditEntry, Clock, IdGen
+from contracts.workflow.types import TaskView
+from services.workflow.forms import encode_snapshot, take_snapshot, validate_compiled
+from services.workflow.runtime.applier import Applier, state_from_json
+from services.workflow.runtime.events import TaskCompleted
+from services.workflow.runtime.human_policy import TaskGuard
+from services.workflow.runtime.human_ports import (
+    OPEN,
+    ActionRecord,
+    Body,
+    BulkItem,
+    Grants,
+    HumanStore,
+    ensure_open,
+    fingerprint,
+)
+from services.workflow.runtime.ports import TaskRecord, UnitOfWork
+from services.workflow.runtime.publishing import ModelCompiler
+from services.workflow.runtime.transitions import decide
+from services.workflow.runtime.views import task_view
+
+__all__ = ["BulkItem", "TaskService"]
+
+
+class TaskService:
+    def __init__(
+        self,
+        *,
+        uow_factory: Callable[[], UnitOfWork],
+        store: Callable[[UnitOfWork], HumanStore],
+        clock: Clock,
+        ids: IdGen,
+        guard: TaskGuard,
+        compiler: ModelCompiler,
+        applier: Applier,
+        wakeup: Callable[[], None],
+    ) -> None:
+        self._uow = uow_factory
+        self._store = store
+        self._clock = clock
+        self._ids = ids
+        self._guard = guard
+        self._compiler = compiler
+        self._applier = applier
+        self._wakeup = wakeup
+
+    # --- the public actions -------------------------------------------------------------------
+
+    async def claim(
+        self, task_id: str, *, actor: Actor, idempotency_key: str | None = None
+    ) -> TaskView:
+        async def body(
+            uow: UnitOfWork, store: HumanStore, task: TaskRecord, now: datetime, grants: Grants
+        ) -> None:
+            ensure_open(task)
+            if task.status == "claimed" and task.assignee != actor.id:
+                raise Conflict(
+                    "the task is claimed by someone else", task_id=task.id, code="claimed_by_other"
+                )
+            await self._guard.authorise(store, task, actor.id, "actor", grants)
+            await self._guard.separation_of_duties(uow, task, actor.id)
+            if task.status == "claimed":
+                return
+            await uow.update_task(task.id, status="claimed", assignee=actor.id, claimed_at=now)
+            await self._audit(
+                uow, "claimed", task, actor, {"status": "claimed", "assignee": actor.id}
+            )
+
+        return await self._run("claim", task_id, actor, idempotency_key, {}, body)
+
+    async def release(
+        self, task_id: str, *, actor: Actor, idempotency_key: str | None = None
+    ) -> TaskView:
+        """Give a claimed task back to its queue (the holder, or a supervisor: ``abandon``)."""
+        return await self._release("release", task_id, actor, idempotency_key)
+
+    async def abandon(
+        self, task_id: str, *, actor: Actor, idempotency_key: str | None = None
+    ) -> TaskView:
+        return await self._release("abandon", task_id, actor, idempotency_key)
+
+    async def forward(
+        self,
+        task_id: str,
+        *,
+        actor: Actor,
+        to_user: str | None = None,
+        to_queue: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> TaskView:
+        """Hand a task to one person (it becomes theirs) or to another queue (it is ready)."""
+        if (to_user is None) == (to_queue is None):
+            raise ValidationFailed(
+                "forward needs exactly one of to_user and to_queue", task_id=task_id
+            )
+
+        async def body(
+            uow: UnitOfWork, store: HumanStore, task: TaskRecord, now: datetime, grants: Grants
+        ) -> None:
+            ensure_open(task)
+            await self._guard.authorise(store, task, actor.id, "actor", grants)
+            if task.status == "claimed" and task.assignee != actor.id:
+                await self._guard.require_supervisor(task, grants[actor.id])
+            if to_queue is not None:
+                queue = await store.queue(to_queue)
+                if queue is None or not queue.active:
+                    raise NotFound("unknown or inactive queue", queue=to_queue)
+                values: dict[str, Any] = {
+                    "queue": to_queue,
+                    "assignee": None,
+                    "status": "ready",
+                    "claimed_at": None,
+                }
+            else:
+                assert to_user is not None
+                await self._guard.authorise(store, task, to_user, "target", grants)
+                await self._guard.separation_of_duties(uow, task, to_user)
+                values = {"assignee": to_user, "status": "claimed", "claimed_at": now}
+            await uow.update_task(task.id, **values)
+            await self._audit(
+                uow,
+                "forwarded",
+                task,
+                actor,
+                {k: v for k, v in values.items() if k != "claimed_at"},
+            )
+
+        params = {"to_user": to_user, "to_queue": to_queue}
+        return await self._run(
+            "forward",
+            task_id,
+            actor,
+            idempotency_key,
+            params,
+            body,
+            users=(to_user,) if to_user else (),
+        )
+
+    async def complete(
+        self,
+        task_id: str,
+        *,
+        actor: Actor,
+        outcome: str | None = None,
+        data: dict[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> TaskView:
+        submitted = dict(data or {})
+
+        async def body(
+            uow: UnitOfWork, store: HumanStore, task: TaskRecord, now: datetime, grants: Grants
+        ) -> None:
+            ensure_open(task)
+            if task.status == "claimed" and task.assignee != actor.id:
+                raise Conflict(
+                    "the task is claimed by someone else", task_id=task.id, code="claimed_by_other"
+                )
+            await self._guard.authorise(store, task, actor.id, "actor", grants)
+            record = await uow.lock_instance(task.instance_id)
+            assert record is not None, "a task always belongs to an instance"
+            version = await uow.get_version(record.version_id)
+            assert version is not None
+            model = self._compiler.for_version(version)
+            node = model.nodes[task.node_id]
+            values = submitted
+            snapshot = None
+            if task.form is not None:
+                form = await self._guard.form(store, task)
+                previous = {k: v for k, v in record.context.items() if k in form.fields}
+                clean = validate_compiled(form, submitted, previous=previous)
+                snapshot = take_snapshot(clean, submitted_at=now, actor_id=actor.id)
+                values = {k: v for k, v in clean.as_dict().items() if k in node.produces}
+            event = TaskCompleted(
+                at=now,
+                token_id=task.token_id,
+                node_id=task.node_id,
+                attempt_group=task.attempt_group,
+                outcome=outcome,
+                data=values,
+                actor=actor.id,
+            )
+            state = state_from_json(record.state)
+            decision = decide(model, state, event, now)
+            updated = await self._applier.apply(
+                uow, record, model, event, decision, actor=actor, now=now
+            )
+            after = await uow.lock_task(task.id)
+            assert after is not None
+            if after.status in OPEN:  # a quorum vote that did not decide: back to the queue
+                await uow.update_task(task.id, status="ready", assignee=None, claimed_at=None)
+                action = "voted"
+            else:
+                await uow.update_task(
+                    task.id,
+                    status="completed",
+                    assignee=actor.id,
+                    outcome=outcome,
+                    data=values,
+                    completed_by=actor.id,
+                    completed_at=now,
+                    claimed_at=task.claimed_at or now,
+                )
+                action = "completed"
+            if snapshot is not None:
+                await store.add_submission(
+                    submission_id=str(self._ids.new_id()),
+                    task_id=task.id,
+                    instance_id=task.instance_id,
+                    form_key=snapshot.form_key,
+                    form_version=snapshot.form_version,
+                    form_checksum=snapshot.form_checksum,
+                    snapshot=encode_snapshot(snapshot),
+                    actor_id=actor.id,
+                    submitted_at=now,
+                )
+            await self._audit(
+                uow,
+                action,
+                task,
+                actor,
+                {
+                    "status": "completed" if action == "completed" else "ready",
+                    "outcome": outcome,
+                    "instance_status": updated.status,
+                    "form": snapshot.form_ref if snapshot else None,
+                },
+            )
+
+        params = {"outcome": outcome, "data": submitted}
+        return await self._run(
+            "complete", task_id, actor, idempotency_key, params, body, lock_instance_first=True
+        )
+
+    # --- bulk ---------------------------------------------------------------------------------
+
+    async def bulk_claim(
+        self, task_ids: list[str], *, actor: Actor, idempotency_key: str | None = None
+    ) -> list[BulkItem]:
+        return await self._bulk(
+            task_ids, idempotency_key, lambda t, k: self.claim(t, actor=actor, idempotency_key=k)
+        )
+
+    async def bulk_reassign(
+        self,
+        task_ids: list[str],
+        *,
+        actor: Actor,
+        to_user: str | None = None,
+        to_queue: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> list[BulkItem]:
+        return await self._bulk(
+            task_ids,
+            idempotency_key,
+            lambda t, k: self.forward(
+                t, actor=actor, to_user=to_user, to_queue=to_queue, idempotency_key=k
+            ),
+        )
+
+    async def bulk_abandon(
+        self, task_ids: list[str], *, actor: Actor, idempotency_key: str | None = None
+    ) -> list[BulkItem]:
+        return await self._bulk(
+            task_ids, idempotency_key, lambda t, k: self.abandon(t, actor=actor, idempotency_key=k)
+        )
+
+    async def _bulk(
+        self,
+        task_ids: list[str],
+        key: str | None,
+        one: Callable[[str, str | None], Awaitable[TaskView]],
+    ) -> list[BulkItem]:
+        """Each task in its own transaction: one refusal never undoes the others."""
+        results = []
+        for task_id in dict.fromkeys(task_ids):
+            try:
+                view = await one(task_id, f"{key}:{task_id}" if key else None)
+                results.append(BulkItem(task_id=task_id, ok=True, task=view))
+            except TramitaError as exc:
+                code = exc.fields.get("code")
+                results.append(
+                    BulkItem(
+                        task_id=task_id,
+                        ok=False,
+                        problem=exc.problem_type,
+                        status=exc.status,
+                        code=code if isinstance(code, str) else None,
+                    )
+                )
+        return results
+
+    # --- the machinery ------------------------------------------------------------------------
+
+    async def _release(self, action: str, task_id: str, actor: Actor, key: str | None) -> TaskView:
+        async def body(
+            uow: UnitOfWork, store: HumanStore, task: TaskRecord, now: datetime, grants: Grants
+        ) -> None:
+            ensure_open(task)
+            if task.status != "claimed":
+                raise InvalidTransition(
+                    "the task is not claimed", task_id=task.id, code="not_claimed"
+                )
+            await self._guard.authorise(store, task, actor.id, "actor", grants)
+            if task.assignee != actor.id:
+                await self._guard.require_supervisor(task, grants[actor.id])
+            await uow.update_task(task.id, status="ready", assignee=None, claimed_at=None)
+            verb = "released" if action == "release" else "abandoned"
+            await self._audit(
+                uow, verb, task, actor, {"status": "ready", "previous_assignee": task.assignee}
+            )
+
+        return await self._run(action, task_id, actor, key, {}, body)
+
+    async def _run(
+        self,
+        action: str,
+        task_id: str,
+        actor: Actor,
+        key: str | None,
+        params: Mapping[str, Any],
+        body: Body,
+        *,
+        lock_instance_first: bool = False,
+        users: tuple[str, ...] = (),
+    ) -> TaskView:
+        digest = fingerprint(action, task_id, params)
+        grants = {u: await self._guard.permissions_of(u) for u in (actor.id, *users)}
+        try:
+            async with self._uow() as uow:
+                store = self._store(uow)
+                if key is not None:
+                    done = await self._replay(store, actor, key, digest)
+                    if done is not None:
+                        return done
+                if actor.kind != "user":
+                    raise Forbidden(
+                        "only people act on tasks", task_id=task_id, code="not_a_person"
+                    )
+                if lock_instance_first:  # the engine's lock order: instance, then its tasks
+                    instance_id = await store.task_instance_id(task_id)
+                    if instance_id is not None:
+                        await uow.lock_instance(instance_id)
+                task = await uow.lock_task(task_id)
+                if task is None:
+                    raise NotFound("unknown task", task_id=task_id)
+                now = self._clock.now()
+                await body(uow, store, task, now, grants)
+                changed = await uow.lock_task(task_id)
+                instance = await uow.get_instance(task.instance_id)
+                assert changed is not None and instance is not None
+                view = task_view(changed, instance.protocol)
+                if key is not None:
+                    response = msgspec.to_builtins(view)
+                    await store.add_action(
+                        actor.id,
+                        key,
+                        ActionRecord(
+                            action=action,
+                            task_id=task_id,
+                            fingerprint=digest,
+                            response=response,
+                        ),
+                        now,
+                    )
+                await uow.commit()
+        except (Conflict, Forbidden) as refused:
+            if key is not None and not isinstance(refused, IdempotencyKeyReused):
+                async with self._uow() as uow:  # the same request may have won meanwhile
+                    done = await self._replay(self._store(uow), actor, key, digest)
+                if done is not None:
+                    return done
+            await self._record_refusal(task_id, action, refused, actor)
+            raise
+        self._wakeup()
+        return view
+
+    async def _replay(
+        self, store: HumanStore, actor: Actor, key: str, fingerprint: str
+    ) -> TaskView | None:
+        found = await store.action(actor.id, key)
+        if found is None:
+            return None
+        if found.fingerprint != fingerprint:
+            raise IdempotencyKeyReused(idempotency_key=key, task_id=found.task_id)
+        return msgspec.json.decode(msgspec.json.encode(found.response), type=TaskView)
+
+    async def _record_refusal(
+        self, task_id: str, action: str, refused: TramitaError, actor: Actor
+    ) -> None:
+        async with self._uow() as uow:
+            task = await uow.lock_task(task_id)
+            if task is None:
+                return
+            after = {k: v for k, v in refused.fields.items() if isinstance(v, str | int)}
+            await uow.audit(
+                AuditEntry(
+                    action="workflow.task.refused",
+                    object_type="workflow_task",
+                    object_id=task_id,
+                    actor=actor,
+                    after={"action": action, "problem": refused.problem_type, **after},
+                    reason=refused.detail,
+                    correlation_id=task.instance_id,
+                )
+            )
+            await uow.commit()
+
+    async def _audit(
+        self, uow: UnitOfWork, verb: str, task: TaskRecord, actor: Actor, after: dict[str, Any]
+    ) -> None:
+        await uow.audit(
+            AuditEntry(
+                action=f"workflow.task.{verb}",
+                object_type="workflow_task",
+                object_id=task.id,
+                actor=actor,
+                before={"status": task.status, "assignee": task.assignee, "queue": task.queue},
+                after=after,
+                correlation_id=task.instance_id,
+            )
+        )

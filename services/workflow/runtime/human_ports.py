@@ -1,0 +1,109 @@
+"""Records, the persistence port and the small helpers that task actions share.
+
+``persistence.human_repo.SqlHumanRepo`` implements :class:`HumanStore` on the caller's unit of
+work connection, so nothing here (nor in ``runtime``) imports SQLAlchemy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Any, Protocol
+
+import msgspec
+
+from contracts.errors import InvalidTransition
+from contracts.workflow.types import TaskView
+from services.workflow.runtime.ports import TaskRecord, UnitOfWork
+
+DEFAULT_PERMISSION = "workflow.tasks"
+SUPERVISOR_PERMISSION = "workflow.admin"
+"""Lets a queue member forward, reassign or abandon a task someone else holds."""
+OPEN = ("ready", "claimed")
+
+
+class QueueRecord(msgspec.Struct, frozen=True, kw_only=True):
+    key: str
+    name: str
+    active: bool
+    permission: str
+
+
+class FormRecord(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    key: str
+    version: int
+    schema: str
+    checksum: str
+    status: str
+    published_at: datetime
+
+
+class ActionRecord(msgspec.Struct, frozen=True, kw_only=True):
+    action: str
+    task_id: str
+    fingerprint: str
+    response: dict[str, Any]
+
+
+class BulkItem(msgspec.Struct, frozen=True, kw_only=True):
+    """The result of one task of a bulk action: the task, or the problem that refused it."""
+
+    task_id: str
+    ok: bool
+    task: TaskView | None = None
+    problem: str | None = None
+    status: int | None = None
+    code: str | None = None
+
+
+class HumanStore(Protocol):
+    """What task actions need from persistence (``persistence.human_repo.SqlHumanRepo``)."""
+
+    async def queue(self, key: str) -> QueueRecord | None: ...
+    async def is_member(self, queue: str, user_id: str) -> bool: ...
+    async def latest_form(self, key: str, at: datetime | None = None) -> FormRecord | None: ...
+    async def form(self, key: str, version: int) -> FormRecord | None: ...
+    async def add_submission(
+        self,
+        *,
+        submission_id: str,
+        task_id: str,
+        instance_id: str,
+        form_key: str,
+        form_version: int,
+        form_checksum: str,
+        snapshot: bytes,
+        actor_id: str | None,
+        submitted_at: datetime,
+    ) -> None: ...
+    async def action(self, actor_id: str, key: str) -> ActionRecord | None: ...
+    async def add_action(
+        self, actor_id: str, key: str, record: ActionRecord, now: datetime
+    ) -> None: ...
+    async def task_instance_id(self, task_id: str) -> str | None: ...
+    async def save_queue(self, queue: QueueRecord, now: datetime) -> bool: ...
+    async def add_members(
+        self, queue: str, user_ids: Iterable[str], now: datetime
+    ) -> list[str]: ...
+    async def remove_member(self, queue: str, user_id: str) -> bool: ...
+    async def add_form(self, record: FormRecord, actor_id: str) -> None: ...
+
+
+Grants = Mapping[str, frozenset[str]]
+"""Permissions of the people an action involves, read before its transaction opens (on SQLite
+a second connection inside it would wait for the write lock the action holds)."""
+Body = Callable[[UnitOfWork, HumanStore, TaskRecord, datetime, Grants], Awaitable[None]]
+
+
+def fingerprint(action: str, task_id: str, params: Mapping[str, Any]) -> str:
+    payload = msgspec.json.encode([action, task_id, dict(params)], order="sorted")
+    return hashlib.sha256(payload).hexdigest()
+
+
+def ensure_open(task: TaskRecord) -> None:
+    if task.status not in OPEN:
+        raise InvalidTransition(
+            "the task is already closed", task_id=task.id, status=task.status, code="task_closed"
+        )

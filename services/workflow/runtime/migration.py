@@ -1,0 +1,368 @@
+"""Explicit version migration of chosen in-flight instances, and operator repair of one token.
+
+An instance pins the version it was born with; the only way off it is :meth:`Migrator.migrate`
+on instances an operator names, with a node-to-node mapping the dry run (:meth:`Migrator.plan`)
+checked first. Each instance migrates in its own unit of work (lock, optimistic version,
+``Migrated`` event through ``decide()`` with the target model, history, audit) so one blocked
+instance never holds a batch back and a crash leaves every instance on exactly one version.
+The planning functions are pure, so the dry run and the real run decide the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Protocol
+
+import msgspec
+
+from contracts.errors import (
+    ConcurrentModification,
+    FieldError,
+    NotFound,
+    TramitaError,
+    ValidationFailed,
+)
+from contracts.kernel import Actor, AuditEntry
+from contracts.workflow.types import InstanceView
+from services.workflow.definition import CompiledModel
+from services.workflow.runtime.applier import state_from_json
+from services.workflow.runtime.engine import Engine
+from services.workflow.runtime.events import Event, Migrated, Repaired, TokenMove
+from services.workflow.runtime.migration_plan import (
+    Blocker,
+    InstancePlan,
+    MigrationReport,
+    MigrationRequest,
+    mapping_errors,
+    plan_instance,
+    repair_blockers,
+)
+from services.workflow.runtime.ports import InstanceRecord, UnitOfWork, VersionRecord
+from services.workflow.runtime.state import InstanceState
+from services.workflow.runtime.transitions import decide
+from services.workflow.runtime.views import instance_view
+
+
+class MigrationQueries(Protocol):
+    """The few queries the migrator needs beyond the unit of work (``persistence`` implements
+    them on the same connection, so they run inside the caller's transaction)."""
+
+    async def in_flight_on(self, uow: UnitOfWork, version_id: str) -> list[str]: ...
+
+    async def open_dead_letters(
+        self, uow: UnitOfWork, instance_id: str, token_id: str
+    ) -> list[str]: ...
+
+
+class Migrator:
+    """Runs plans against the database: one unit of work per instance, never implicitly."""
+
+    def __init__(self, engine: Engine, queries: MigrationQueries) -> None:
+        self._engine = engine
+        self._queries = queries
+        # The engine's unit-of-work factory and applier: a migration writes the same rows
+        # (state, history, tasks, timers, outbox) as any other event.
+        self._uow: Callable[[], UnitOfWork] = engine._uow
+        self._applier = engine._applier
+
+    async def _versions(self, request: MigrationRequest) -> tuple[VersionRecord, VersionRecord]:
+        if request.from_version == request.to_version:
+            raise ValidationFailed(
+                "source and target versions are the same",
+                definition_key=request.definition_key,
+                version=request.to_version,
+            )
+        if not request.instance_ids:
+            raise ValidationFailed(
+                "a migration needs explicitly chosen instances",
+                definition_key=request.definition_key,
+            )
+        async with self._uow() as uow:
+            a = await uow.version_number(request.definition_key, request.from_version)
+            b = await uow.version_number(request.definition_key, request.to_version)
+        for number, found in ((request.from_version, a), (request.to_version, b)):
+            if found is None:
+                raise NotFound(
+                    "unknown version", definition_key=request.definition_key, version=number
+                )
+        assert a is not None and b is not None
+        return a, b
+
+    async def candidates(self, definition_key: str, version: int) -> list[str]:
+        """Ids of the unfinished instances on a version (for an operator to choose from)."""
+        async with self._uow() as uow:
+            found = await uow.version_number(definition_key, version)
+            if found is None:
+                raise NotFound("unknown version", definition_key=definition_key, version=version)
+            return await self._queries.in_flight_on(uow, found.id)
+
+    async def plan(self, request: MigrationRequest) -> MigrationReport:
+        """The dry run: what would happen to each chosen instance, and what blocks it."""
+        return await self._run(request, dry_run=True, actor=None, reason=None)
+
+    async def migrate(
+        self,
+        request: MigrationRequest,
+        *,
+        actor: Actor,
+        reason: str | None = None,
+        expected_versions: Mapping[str, int] | None = None,
+        progress: Callable[[InstancePlan], None] | None = None,
+    ) -> MigrationReport:
+        """Migrate each chosen instance in its own transaction. ``expected_versions`` (the
+        ``row_version`` the dry run saw) makes an instance that moved since then fail with
+        ``concurrent_modification`` instead of migrating from a state nobody reviewed."""
+        return await self._run(
+            request,
+            dry_run=False,
+            actor=actor,
+            reason=reason,
+            expected=expected_versions or {},
+            progress=progress,
+        )
+
+    async def _run(
+        self,
+        request: MigrationRequest,
+        *,
+        dry_run: bool,
+        actor: Actor | None,
+        reason: str | None,
+        expected: Mapping[str, int] | None = None,
+        progress: Callable[[InstancePlan], None] | None = None,
+    ) -> MigrationReport:
+        va, vb = await self._versions(request)
+        a, b = self._engine.compiler.for_version(va), self._engine.compiler.for_version(vb)
+        errors = tuple(mapping_errors(a, b, request.mapping))
+        report = MigrationReport(
+            definition_key=request.definition_key,
+            from_version=va.version,
+            to_version=vb.version,
+            dry_run=dry_run,
+            mapping_errors=errors,
+        )
+        if errors and not dry_run:
+            raise ValidationFailed(
+                "the mapping has errors; run a dry run to see them",
+                errors=errors,
+                definition_key=request.definition_key,
+            )
+        outcomes = []
+        for instance_id in dict.fromkeys(request.instance_ids):
+            try:
+                outcome = await self._one(
+                    instance_id,
+                    request,
+                    va,
+                    vb,
+                    a,
+                    b,
+                    dry_run,
+                    actor,
+                    reason,
+                    (expected or {}).get(instance_id),
+                )
+            except TramitaError as exc:
+                outcome = InstancePlan(
+                    instance_id=instance_id, result="failed", error=exc.problem_type
+                )
+            outcomes.append(outcome)
+            if progress is not None:
+                progress(outcome)
+        if not dry_run and any(o.result == "migrated" for o in outcomes):
+            self._engine.wakeup()
+        return msgspec.structs.replace(report, instances=tuple(outcomes))
+
+    async def _one(
+        self,
+        instance_id: str,
+        request: MigrationRequest,
+        va: VersionRecord,
+        vb: VersionRecord,
+        a: CompiledModel,
+        b: CompiledModel,
+        dry_run: bool,
+        actor: Actor | None,
+        reason: str | None,
+        expected: int | None,
+    ) -> InstancePlan:
+        now = self._engine.clock.now()
+        async with self._uow() as uow:
+            record = await (uow.get_instance if dry_run else uow.lock_instance)(instance_id)
+            if record is None:
+                return InstancePlan(instance_id=instance_id, blockers=(Blocker(code="not_found"),))
+            state = state_from_json(record.state)
+            plans, blockers = plan_instance(a, b, state, request.mapping)
+            if record.version_id != va.id:
+                plans, blockers = (), (Blocker(code="not_on_source_version"),)
+            if expected is not None and record.row_version != expected:
+                blockers += (Blocker(code="changed_since_dry_run"),)
+            plan = InstancePlan(
+                instance_id=record.id,
+                protocol=record.protocol,
+                row_version=record.row_version,
+                status=record.status,
+                tokens=plans,
+                blockers=blockers,
+                result="blocked" if blockers else "would_migrate",
+            )
+            if dry_run or blockers:
+                return plan
+            assert actor is not None
+            moves = tuple(
+                TokenMove(
+                    token_id=p.token_id, from_node=p.from_node, to_node=p.to_node, action=p.action
+                )
+                for p in plans
+                if p.to_node is not None and p.action != "blocked"
+            )
+            event = Migrated(
+                at=now,
+                from_version_id=va.id,
+                to_version_id=vb.id,
+                from_version=va.version,
+                to_version=vb.version,
+                mapping=dict(request.mapping),
+                moves=moves,
+                actor=actor.id,
+            )
+            for move in moves:
+                if move.action == "reenter":
+                    await uow.cancel_open_step_runs(record.id, move.token_id)
+            pinned = msgspec.structs.replace(
+                record, version_id=vb.id, definition_version=vb.version
+            )
+            updated = await self._apply(uow, pinned, b, state, event, actor, now)
+            await uow.audit(
+                AuditEntry(
+                    action="workflow.instance.migrated",
+                    object_type="workflow_instance",
+                    object_id=record.id,
+                    actor=actor,
+                    reason=reason,
+                    correlation_id=record.id,
+                    before={
+                        "version": va.version,
+                        "status": record.status,
+                        "nodes": record.current_nodes,
+                    },
+                    after={
+                        "version": vb.version,
+                        "status": updated.status,
+                        "nodes": updated.current_nodes,
+                        "mapping": dict(request.mapping),
+                        "reentered": [m.token_id for m in moves if m.action == "reenter"],
+                    },
+                )
+            )
+            await uow.commit()
+        return msgspec.structs.replace(
+            plan, result="migrated", status=updated.status, row_version=updated.row_version
+        )
+
+    async def _apply(
+        self,
+        uow: UnitOfWork,
+        record: InstanceRecord,
+        model: CompiledModel,
+        state: InstanceState,
+        event: Event,
+        actor: Actor,
+        now: datetime,
+    ) -> InstanceRecord:
+        decision = decide(model, state, event, now)
+        updated: InstanceRecord = await self._applier.apply(
+            uow, record, model, event, decision, actor=actor, now=now
+        )
+        return updated
+
+    async def repair(
+        self,
+        instance_id: str,
+        *,
+        token_id: str,
+        to_node: str,
+        reason: str,
+        actor: Actor,
+        expected_version: int | None = None,
+    ) -> InstanceView:
+        """Move one token to another node of the same version (skip ahead, or redo a step with
+        a new attempt group). ``reason`` is mandatory and kept in the audit entry only."""
+        if not reason.strip():
+            raise ValidationFailed("a repair needs a reason", instance_id=instance_id)
+        now = self._engine.clock.now()
+        async with self._uow() as uow:
+            record = await uow.lock_instance(instance_id)
+            if record is None:
+                raise NotFound("unknown instance", instance_id=instance_id)
+            if expected_version is not None and record.row_version != expected_version:
+                raise ConcurrentModification(
+                    "the instance changed since it was read",
+                    instance_id=instance_id,
+                    expected_version=expected_version,
+                )
+            model = await self._engine.model_of(uow, record)
+            state = state_from_json(record.state)
+            blockers = repair_blockers(model, state, token_id, to_node)
+            if blockers:
+                raise ValidationFailed(
+                    "the repair is not possible",
+                    instance_id=instance_id,
+                    errors=[_field(x) for x in blockers],
+                )
+            token = next(t for t in state.tokens if t.id == token_id)
+            event = Repaired(
+                at=now,
+                token_id=token.id,
+                from_node=token.node_id,
+                to_node=to_node,
+                attempt_group=token.attempt_group,
+                actor=actor.id,
+            )
+            await uow.cancel_open_step_runs(record.id, token.id)
+            letters = await self._queries.open_dead_letters(uow, record.id, token.id)
+            for letter in letters:
+                await uow.resolve_dead_letter(letter, "repaired", now)
+            updated = await self._apply(uow, record, model, state, event, actor, now)
+            await uow.audit(
+                AuditEntry(
+                    action="workflow.instance.repaired",
+                    object_type="workflow_instance",
+                    object_id=record.id,
+                    actor=actor,
+                    reason=reason,
+                    correlation_id=record.id,
+                    before={
+                        "status": record.status,
+                        "nodes": record.current_nodes,
+                        "token": token.id,
+                        "node": token.node_id,
+                    },
+                    after={
+                        "status": updated.status,
+                        "nodes": updated.current_nodes,
+                        "node": to_node,
+                        "dead_letters": letters,
+                    },
+                )
+            )
+            await uow.commit()
+        self._engine.wakeup()
+        return instance_view(updated, with_context=True)
+
+
+def _field(blocker: Blocker) -> FieldError:
+    return FieldError(
+        path=f"tokens.{blocker.token_id}",
+        code=blocker.code,
+        message=f"Refused: {blocker.code} (node {blocker.node_id}, target {blocker.target}).",
+    )
+
+
+def summary(plans: Iterable[InstancePlan]) -> dict[str, int]:
+    """Counts per result, for the CLI and logs (identifiers only)."""
+    out: dict[str, int] = {}
+    for p in plans:
+        out[p.result] = out.get(p.result, 0) + 1
+    return out

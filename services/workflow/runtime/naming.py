@@ -1,0 +1,49 @@
+"""Small derived names the runtime agrees on: idempotency keys, topics, protocol numbers."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from services.workflow.definition.model import FailurePolicy
+
+BRAZIL = ZoneInfo("America/Sao_Paulo")
+STEP_TOPIC_PREFIX = "step."
+SUBJECT_TOPIC = "subject.transition"
+OUTBOX_CHANNEL = "tramita_outbox"
+"""PostgreSQL NOTIFY channel: committed outbox rows wake the relays at once."""
+
+
+def idempotency_key(instance_id: str, node_id: str, attempt_group: int, kind: str = "step") -> str:
+    """Stable across retries and reprocessing; changes only when the node is entered anew."""
+    suffix = "" if kind == "step" else f":{kind}"
+    return f"{instance_id}:{node_id}:{attempt_group}{suffix}"
+
+
+def step_topic(queue: str) -> str:
+    return STEP_TOPIC_PREFIX + queue
+
+
+def protocol_number(prefix: str, moment: datetime, number: int) -> str:
+    """``ESIC-2026-000123``: the year is Brasília's, so a case filed at 22h on 31 December
+    belongs to that year."""
+    return f"{prefix}-{moment.astimezone(BRAZIL).year}-{number:06d}"
+
+
+def protocol_year(moment: datetime) -> int:
+    return moment.astimezone(BRAZIL).year
+
+
+def backoff(policy: FailurePolicy, attempt: int, key: str) -> timedelta:
+    """Exponential backoff with jitter for the retry after ``attempt`` (1-based).
+
+    The jitter is derived from the idempotency key and attempt instead of a random source, so
+    retries of different instances spread out while the engine stays deterministic.
+    """
+    delay = min(policy.backoff_cap_s, policy.backoff_base_s * (2 ** (attempt - 1)))
+    if policy.jitter:
+        digest = hashlib.sha256(f"{key}#{attempt}".encode()).digest()
+        fraction = int.from_bytes(digest[:4], "big") / 2**32
+        delay = delay * (0.5 + 0.5 * fraction)
+    return timedelta(seconds=delay)

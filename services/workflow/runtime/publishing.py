@@ -1,0 +1,102 @@
+"""Publishing definitions as immutable versions, and the per-version compiled-model cache.
+
+A definition is parsed, validated and compiled against what is registered *before* anything is
+written: one that fails never becomes a version. Publishing content equal to the latest version
+is a no-op that returns it; anything else becomes version N+1. Instances pin the version they
+were born with, so publishing moves nothing in flight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from contracts.errors import ConcurrentModification, NotFound
+from contracts.kernel import Actor, AuditEntry
+from services.workflow.definition import (
+    CompiledModel,
+    ExpressionCompiler,
+    KnownNames,
+    TableCompiler,
+    canonical_json,
+    checksum,
+    compile_definition,
+    parse_definition,
+)
+from services.workflow.runtime.ports import UnitOfWork, VersionRecord
+
+
+class ModelCompiler:
+    """Compiles definitions against the frozen registrations; caches one model per version."""
+
+    def __init__(
+        self,
+        known: KnownNames,
+        expressions: ExpressionCompiler,
+        tables: TableCompiler | None = None,
+    ) -> None:
+        self.known = known
+        self._expressions = expressions
+        self._tables = tables
+        self._cache: dict[str, CompiledModel] = {}
+
+    def compile(self, data: bytes | str | Mapping[str, Any]) -> CompiledModel:
+        return compile_definition(
+            parse_definition(data), self.known, self._expressions, self._tables
+        )
+
+    def for_version(self, version: VersionRecord) -> CompiledModel:
+        model = self._cache.get(version.id)
+        if model is None:
+            model = self._cache[version.id] = self.compile(version.schema)
+        return model
+
+
+class Publisher:
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], compiler: ModelCompiler) -> None:
+        self._uow = uow_factory
+        self._compiler = compiler
+
+    async def publish(
+        self, data: bytes | str | Mapping[str, Any], *, actor: Actor
+    ) -> tuple[VersionRecord, bool]:
+        """Publish; returns the version and whether it is new."""
+        model = self._compiler.compile(data)
+        defn = model.definition
+        digest = checksum(defn)
+        schema = canonical_json(defn)
+        for attempt in range(3):
+            try:
+                async with self._uow() as uow:
+                    latest = await uow.latest_version(defn.key)
+                    if latest is not None and latest.checksum == digest:
+                        return latest, False
+                    record = await uow.add_version(
+                        key=defn.key, name=defn.name, checksum=digest, schema=schema, actor=actor
+                    )
+                    await uow.audit(
+                        AuditEntry(
+                            action="workflow.version.published",
+                            object_type="workflow_version",
+                            object_id=record.id,
+                            actor=actor,
+                            after={
+                                "key": defn.key,
+                                "version": record.version,
+                                "checksum": digest,
+                            },
+                        )
+                    )
+                    await uow.commit()
+                    return record, True
+            except ConcurrentModification:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def latest(self, key: str) -> VersionRecord:
+        async with self._uow() as uow:
+            found = await uow.latest_version(key)
+        if found is None:
+            raise NotFound("no published version of this workflow", definition_key=key)
+        return found
