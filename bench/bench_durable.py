@@ -1,0 +1,227 @@
+"""Durable execution end to end on PostgreSQL + Redis, and the same six steps on DBOS.
+
+Runs a six-node flow (input, validation, approval, integration, notification, end) whose work
+nodes are trivial, N times, with a real relay and two worker processes over a private Redis
+and a fresh database; then six @DBOS.step functions in a DBOS workflow on the same PostgreSQL.
+Prints one JSON line: the machine, Tramita's throughput and latencies, DBOS's throughput and
+the ratio. Usage: ``python bench/bench_durable.py [--n 2000] [--skip-dbos]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform as host_platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import sqlalchemy as sa
+
+ROOT = Path(__file__).parents[1]
+sys.path.insert(0, str(ROOT))
+
+from contracts.kernel import Actor  # noqa: E402
+from contracts.workflow.types import StartRequest  # noqa: E402
+from core import migrate  # noqa: E402
+from core.app import Platform  # noqa: E402
+from core.plugins import PluginHost  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from services.workflow.persistence import tables as t  # noqa: E402
+from services.workflow.plugin import service_of  # noqa: E402
+from tests.integration.durable.harness import Fleet, PrivateRedis, install_plugin  # noqa: E402
+
+ADMIN = os.environ.get("TRAMITA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
+BENCH_PLUGIN = ROOT / "bench" / "plugin"
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def fresh_database(name: str) -> str:
+    with psycopg.connect(ADMIN, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return ADMIN.rsplit("/", 1)[0] + f"/{name}"
+
+
+def machine() -> dict[str, Any]:
+    with psycopg.connect(ADMIN) as conn:
+        pg = conn.execute("SHOW server_version").fetchone()
+    return {
+        "platform": host_platform.platform(),
+        "cpus": os.cpu_count(),
+        "python": host_platform.python_version(),
+        "postgres": pg[0] if pg else None,
+        "durability": "server default (synchronous_commit=on)",
+    }
+
+
+async def tramita(n: int, workdir: Path) -> dict[str, Any]:
+    url = fresh_database("tramita_bench_durable").replace("postgresql://", "postgresql+psycopg://")
+    site = install_plugin(workdir / "site", BENCH_PLUGIN)
+    sys.path.insert(0, str(site))
+    host = PluginHost()
+    host.discover()
+    migrate.upgrade(url, host.collect().migrations)
+    redis = PrivateRedis(workdir)
+    redis.start()
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{site}:{ROOT}",
+        "TRAMITA_DATABASE_URL": url,
+        "TRAMITA_REDIS_URL": redis.url,
+        "TRAMITA_LOG_LEVEL": "WARNING",
+    }
+    fleet = Fleet(env=env, logdir=workdir)
+    platform = await Platform.boot(
+        Settings(database_url=url, redis_url=redis.url), host=host, upgrade=False
+    )
+    service = service_of(platform)
+    queues = [
+        "--queue",
+        "validation",
+        "--queue",
+        "integration",
+        "--queue",
+        "notification",
+        "--queue",
+        "events",
+    ]
+    try:
+        fleet.start("relay", ["relay"])
+        fleet.start("w1", ["worker", *queues, "--concurrency", "25"])
+        fleet.start("w2", ["worker", *queues, "--concurrency", "25", "--no-upkeep"])
+        await asyncio.sleep(3)  # let the processes boot
+        began = time.perf_counter()
+        gate = asyncio.Semaphore(32)
+
+        async def one(i: int) -> None:
+            async with gate:
+                await service.engine.start(
+                    StartRequest(
+                        definition_key="bench.six",
+                        context={"amount": i + 1},
+                        actor=Actor(kind="system", id="bench"),
+                    )
+                )
+
+        await asyncio.gather(*(one(i) for i in range(n)))
+        while True:
+            async with service.engine._uow() as uow:
+                done = (
+                    await uow.conn.execute(
+                        sa.select(sa.func.count())
+                        .select_from(t.instances)
+                        .where(t.instances.c.status == "completed")
+                    )
+                ).scalar()
+            if done == n:
+                break
+            await asyncio.sleep(0.05)
+        elapsed = time.perf_counter() - began
+        async with service.engine._uow() as uow:
+            inst = (
+                await uow.conn.execute(sa.select(t.instances.c.started_at, t.instances.c.ended_at))
+            ).all()
+            steps = (
+                await uow.conn.execute(
+                    sa.select(
+                        t.step_runs.c.instance_id,
+                        t.step_runs.c.created_at,
+                        t.step_runs.c.started_at,
+                        t.step_runs.c.finished_at,
+                    ).where(t.step_runs.c.status == "succeeded")
+                )
+            ).all()
+            transitions = (
+                await uow.conn.execute(
+                    sa.select(sa.func.count())
+                    .select_from(t.history)
+                    .where(t.history.c.event.like("transition.%"))
+                )
+            ).scalar()
+    finally:
+        fleet.stop_all()
+        redis.kill()
+        await platform.close()
+    handoff = [(s.started_at - s.created_at).total_seconds() * 1000 for s in steps]
+    latency = [(i.ended_at - i.started_at).total_seconds() * 1000 for i in inst]
+    return {
+        "n": n,
+        "seconds": round(elapsed, 2),
+        "instances_per_s": round(n / elapsed, 1),
+        "transitions_per_s": round((transitions or 0) / elapsed, 1),
+        "handoff_ms_p50": round(pct(handoff, 0.50), 2),
+        "handoff_ms_p99": round(pct(handoff, 0.99), 2),
+        "instance_ms_p50": round(pct(latency, 0.50), 1),
+        "instance_ms_p99": round(pct(latency, 0.99), 1),
+        "processes": "1 relay + 2 workers (25 jobs per queue each) + the starting process",
+    }
+
+
+def dbos(n: int) -> dict[str, Any]:
+    url = fresh_database("tramita_bench_dbos")
+    code = DBOS_SCRIPT.replace("__URL__", url).replace("__N__", str(n))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+DBOS_SCRIPT = r"""
+import asyncio, json, time
+from dbos import DBOS, DBOSConfig
+DBOS(config=DBOSConfig(name="bench", system_database_url="__URL__", log_level="WARNING"))
+
+@DBOS.step()
+async def step(name: str, value: int) -> int:
+    return value + 1
+
+@DBOS.workflow()
+async def six(value: int) -> int:
+    for name in ("input", "validation", "approval", "integration", "notification", "end"):
+        value = await step(name, value)
+    return value
+
+async def main() -> None:
+    DBOS.launch()
+    gate = asyncio.Semaphore(32)
+    async def one(i: int) -> None:
+        async with gate:
+            await six(i)
+    began = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(__N__)))
+    elapsed = time.perf_counter() - began
+    print(json.dumps({"n": __N__, "seconds": round(elapsed, 2),
+                      "instances_per_s": round(__N__ / elapsed, 1)}))
+    DBOS.destroy()
+
+asyncio.run(main())
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--skip-dbos", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        ours = asyncio.run(tramita(args.n, Path(tmp)))
+    result: dict[str, Any] = {"bench": "durable_six_node", "machine": machine(), "tramita": ours}
+    if not args.skip_dbos:
+        theirs = dbos(args.n)
+        result["dbos"] = theirs
+        result["ratio_vs_dbos"] = round(ours["instances_per_s"] / theirs["instances_per_s"], 2)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

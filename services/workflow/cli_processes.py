@@ -1,0 +1,70 @@
+"""``tramita relay`` and ``tramita worker``: the production processes (PostgreSQL + Redis)."""
+
+from __future__ import annotations
+
+import click
+
+from core.app import Platform
+from core.cli import run_async
+from services.workflow.config import WORKER_QUEUES, load_config
+from services.workflow.plugin import service_of
+from services.workflow.processes import run_relay, run_workers, stop_event
+
+
+def _require_redis(platform: Platform) -> None:
+    if platform.settings.redis_url is None:
+        raise click.ClickException(
+            "TRAMITA_REDIS_URL is not set: with the embedded defaults use `tramita run`, "
+            "which delivers in-process"
+        )
+
+
+@click.command("relay")
+def relay_cmd() -> None:
+    """Deliver committed outbox rows to Redis (run one or more; they share the work)."""
+
+    async def _run() -> None:
+        platform = await Platform.boot(role="relay")
+        try:
+            _require_redis(platform)
+            await run_relay(service_of(platform), load_config(), stop_event())
+        finally:
+            await platform.close()
+
+    run_async(_run)
+
+
+@click.command("worker")
+@click.option(
+    "--queue",
+    "queues",
+    multiple=True,
+    required=True,
+    type=click.Choice(WORKER_QUEUES),
+    help="Queue(s) to consume; repeat the option for several.",
+)
+@click.option("--concurrency", type=int, default=None, help="Jobs at once per queue.")
+@click.option("--no-upkeep", is_flag=True, help="Do not run the sweeper and the timer tick.")
+def worker_cmd(queues: tuple[str, ...], concurrency: int | None, no_upkeep: bool) -> None:
+    """Run steps from the given queues; also sweeps expired leases and fires due timers."""
+    config = load_config()
+
+    async def _run() -> None:
+        platform = await Platform.boot(role="worker")
+        try:
+            _require_redis(platform)
+            await run_workers(
+                service_of(platform),
+                config,
+                list(queues),
+                stop_event(),
+                concurrency=concurrency or config.concurrency,
+                maintenance=not no_upkeep,
+            )
+        finally:
+            await platform.close()
+
+    run_async(_run)
+
+
+COMMANDS = [relay_cmd, worker_cmd]

@@ -1,0 +1,75 @@
+"""Tuning of the service's processes, from ``TRAMITA_WF_*`` variables (all optional).
+
+Defaults suit production; tests shorten the lease margin and sweep intervals so that crash
+recovery is observable in seconds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from datetime import timedelta
+
+import msgspec
+
+from contracts.errors import ConfigurationError
+
+WORKER_QUEUES = ("approval", "validation", "integration", "notification", "timer", "events")
+"""Broker queues: one per node family, plus ``events`` for subject callbacks."""
+
+
+class WorkflowConfig(msgspec.Struct, frozen=True, kw_only=True):
+    lease_margin_s: float = 30.0
+    """Added to a node's timeout to form a step's lease; past it the step is re-delivered."""
+    stranded_after_s: float = 60.0
+    """A scheduled step whose message was sent this long ago without a claim is re-sent."""
+    sweep_interval_s: float = 5.0
+    tick_interval_s: float = 1.0
+    relay_poll_s: float = 1.0
+    """Relays wake on PostgreSQL NOTIFY at once; the poll covers delayed (backoff) rows."""
+    worker_poll_s: float = 0.005
+    """arq's poll delay: it bounds the hand-off latency, so it is milliseconds, not arq's 0.5 s."""
+    concurrency: int = 10
+    job_timeout_s: float = 300.0
+    redis_prefix: str = "tramita"
+    faults: str = ""
+    """Fault injection for the crash tests only (e.g. ``relay_exit_after_publish:3``)."""
+
+    @property
+    def stranded_after(self) -> timedelta:
+        return timedelta(seconds=self.stranded_after_s)
+
+    @property
+    def lease_margin(self) -> timedelta:
+        return timedelta(seconds=self.lease_margin_s)
+
+
+def load_config(env: Mapping[str, str] | None = None) -> WorkflowConfig:
+    env = os.environ if env is None else env
+    fields: dict[str, object] = {}
+    for name, spec in _types().items():
+        raw = env.get(f"TRAMITA_WF_{name.upper()}")
+        if raw is None:
+            continue
+        try:
+            fields[name] = spec(raw)
+        except ValueError as exc:
+            raise ConfigurationError(
+                f"TRAMITA_WF_{name.upper()} must be a {spec.__name__}", setting=name
+            ) from exc
+    return msgspec.convert(fields, WorkflowConfig)
+
+
+def _types() -> dict[str, type]:
+    return {
+        name: type(getattr(WorkflowConfig(), name)) for name in WorkflowConfig.__struct_fields__
+    }
+
+
+def fault(config: WorkflowConfig, name: str) -> int | None:
+    """The number attached to an injected fault, or ``None`` when it is not injected."""
+    for item in filter(None, config.faults.split(",")):
+        key, _, value = item.partition(":")
+        if key == name:
+            return int(value or "1")
+    return None
