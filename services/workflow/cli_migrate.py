@@ -1,0 +1,217 @@
+"""``tramita migrate`` and ``tramita repair``: the operator's explicit moves of instances.
+
+A migration only touches the instances named on the command line (or, with
+``--all-in-flight``, every unfinished instance on the source version — still an explicit
+choice). Without ``--apply`` it is a dry run; with it, the dry run runs first and each instance
+migrates only if it has not changed since (its ``row_version``), one transaction per instance.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+import msgspec
+
+from contracts.kernel import Actor
+from core.app import Platform
+from core.cli import run_async
+from services.workflow.bootstrap import WorkflowService
+from services.workflow.persistence.migration_repo import SqlMigrationQueries
+from services.workflow.plugin import service_of
+from services.workflow.runtime.migration import Migrator
+from services.workflow.runtime.migration_plan import (
+    InstancePlan,
+    MigrationReport,
+    MigrationRequest,
+)
+
+T = TypeVar("T")
+PROGRESS_FROM = 20
+"""Batches at least this large show a progress bar (smaller ones finish before it would help)."""
+
+
+def _with_migrator(action: Callable[[WorkflowService, Migrator], Awaitable[T]]) -> T:
+    async def _run() -> T:
+        platform = await Platform.boot()
+        try:
+            service = service_of(platform)
+            return await action(service, Migrator(service.engine, SqlMigrationQueries()))
+        finally:
+            await platform.close()
+
+    return run_async(_run)
+
+
+def _actor(user: str | None) -> Actor:
+    return Actor(id=user) if user else Actor.system("cli")
+
+
+def _mapping(pairs: tuple[str, ...], mapping_file: Path | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if mapping_file is not None:
+        data = json.loads(mapping_file.read_text())
+        if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+            raise click.BadParameter(
+                "must be a JSON object of node id to node id", param_hint="--mapping"
+            )
+        out.update(data)
+    for pair in pairs:
+        source, sep, target = pair.partition("=")
+        if not sep or not source or not target:
+            raise click.BadParameter(f"expected SOURCE=TARGET, got {pair!r}", param_hint="--map")
+        out[source] = target
+    return out
+
+
+def _line(plan: InstancePlan) -> str:
+    head = f"{plan.protocol or plan.instance_id}  {plan.result}"
+    if plan.error:
+        head += f" ({plan.error})"
+    tokens = [
+        f"    {t.token_id}: {t.from_node} -> {t.to_node or '?'} [{t.action}]" for t in plan.tokens
+    ]
+    blockers = [
+        f"    blocked: {b.code}"
+        + "".join(
+            f" {k}={v}"
+            for k, v in (("token", b.token_id), ("node", b.node_id), ("target", b.target))
+            if v
+        )
+        + (f" keys={','.join(b.keys)}" if b.keys else "")
+        for b in plan.blockers
+    ]
+    return "\n".join([head, *tokens, *blockers])
+
+
+def _text(report: MigrationReport) -> str:
+    mode = "dry run" if report.dry_run else "migration"
+    lines = [f"{mode}: {report.definition_key} v{report.from_version} -> v{report.to_version}"]
+    lines += [f"  mapping error: {e.path} {e.code}" for e in report.mapping_errors]
+    lines += [_line(p) for p in report.instances]
+    counts = {r: report.count(r) for r in ("would_migrate", "migrated", "blocked", "failed")}
+    lines.append("  " + ", ".join(f"{n} {r}" for r, n in counts.items() if n) or "  nothing")
+    return "\n".join(lines)
+
+
+@click.command("migrate")
+@click.argument("key")
+@click.option("--from", "from_version", type=int, required=True, help="Source version.")
+@click.option("--to", "to_version", type=int, required=True, help="Target version.")
+@click.option("--map", "pairs", multiple=True, help="SOURCE=TARGET node mapping (repeatable).")
+@click.option(
+    "--mapping",
+    "mapping_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="JSON file: {source node: target node}.",
+)
+@click.option("--instance", "instances", multiple=True, help="An instance id (repeatable).")
+@click.option(
+    "--instances-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A file with one instance id per line.",
+)
+@click.option("--all-in-flight", is_flag=True, help="Choose every unfinished instance on --from.")
+@click.option("--apply", "apply_", is_flag=True, help="Really migrate (default: dry run).")
+@click.option("--reason", default=None, help="Why (kept in the audit log).")
+@click.option("--as", "user", default=None, help="The operator's user id (default: system cli).")
+@click.option("--json", "as_json", is_flag=True)
+def migrate_cmd(
+    key: str,
+    from_version: int,
+    to_version: int,
+    pairs: tuple[str, ...],
+    mapping_file: Path | None,
+    instances: tuple[str, ...],
+    instances_file: Path | None,
+    all_in_flight: bool,
+    apply_: bool,
+    reason: str | None,
+    user: str | None,
+    as_json: bool,
+) -> None:
+    """Move CHOSEN instances of KEY from one version to another (dry run unless --apply)."""
+    mapping = _mapping(pairs, mapping_file)
+    chosen = list(instances)
+    if instances_file is not None:
+        chosen += [s for line in instances_file.read_text().splitlines() if (s := line.strip())]
+    if not chosen and not all_in_flight:
+        raise click.UsageError("choose instances: --instance, --instances-file or --all-in-flight")
+
+    async def _go(service: WorkflowService, migrator: Migrator) -> MigrationReport:
+        ids = chosen + (await migrator.candidates(key, from_version) if all_in_flight else [])
+        request = MigrationRequest(
+            definition_key=key,
+            from_version=from_version,
+            to_version=to_version,
+            mapping=mapping,
+            instance_ids=tuple(dict.fromkeys(ids)),
+        )
+        dry = await migrator.plan(request)
+        if not apply_ or dry.mapping_errors:
+            return dry
+        seen = {p.instance_id: p.row_version for p in dry.instances if p.row_version is not None}
+        show = not as_json and len(request.instance_ids) >= PROGRESS_FROM
+        with click.progressbar(
+            length=len(request.instance_ids),
+            label="migrating",
+            hidden=not show,
+            file=sys.stderr,
+        ) as bar:
+            report = await migrator.migrate(
+                request,
+                actor=_actor(user),
+                reason=reason,
+                expected_versions=seen,
+                progress=lambda _plan: bar.update(1),
+            )
+        await service.settle()
+        return report
+
+    report = _with_migrator(_go)
+    if as_json:
+        click.echo(msgspec.json.encode(report).decode())
+    else:
+        click.echo(_text(report))
+    if report.mapping_errors or (apply_ and report.count("migrated") < len(report.instances)):
+        raise SystemExit(1)
+
+
+@click.command("repair")
+@click.argument("instance_id")
+@click.option("--token", "token_id", default="t", show_default=True, help="The token to move.")
+@click.option("--to", "to_node", required=True, help="The node to move it to (same version).")
+@click.option("--reason", required=True, help="Why (mandatory; kept in the audit log).")
+@click.option("--expect-version", type=int, default=None, help="Refuse if row_version differs.")
+@click.option("--as", "user", default=None, help="The operator's user id (default: system cli).")
+def repair_cmd(
+    instance_id: str,
+    token_id: str,
+    to_node: str,
+    reason: str,
+    expect_version: int | None,
+    user: str | None,
+) -> None:
+    """Move one token of an instance to another node: skip a step, or redo one."""
+
+    async def _go(service: WorkflowService, migrator: Migrator) -> Any:
+        view = await migrator.repair(
+            instance_id,
+            token_id=token_id,
+            to_node=to_node,
+            reason=reason,
+            actor=_actor(user),
+            expected_version=expect_version,
+        )
+        await service.settle()
+        return await service.engine.status(view.id)
+
+    view = _with_migrator(_go)
+    click.echo(f"{view.protocol} {view.status} at {', '.join(view.current_nodes) or '-'}")
+
+
+COMMANDS = [migrate_cmd, repair_cmd]

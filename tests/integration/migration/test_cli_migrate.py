@@ -1,0 +1,117 @@
+"""``tramita migrate`` and ``tramita repair`` against a real database, through click."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from contracts.kernel import Actor
+from contracts.workflow.types import StartRequest
+from core.app import Platform
+from core.settings import Settings
+from services.workflow.cli_migrate import migrate_cmd, repair_cmd
+from services.workflow.plugin import service_of
+
+OPERATOR = Actor(id="operator-7")
+
+
+def leave(task_id: str) -> dict[str, Any]:
+    return {
+        "format": 1,
+        "key": "leave.request",
+        "name": "Leave request",
+        "protocol_prefix": "LVR",
+        "nodes": [
+            {"id": "ask", "type": "start", "next": task_id},
+            {"id": task_id, "type": "user_task", "queue": "approval", "next": "done"},
+            {"id": "done", "type": "end"},
+        ],
+    }
+
+
+def prepare(database_url: str, count: int) -> list[str]:
+    """Publish v1 (task ``review``) and v2 (task ``check``); start ``count`` instances on v1."""
+
+    async def _go() -> list[str]:
+        platform = await Platform.boot(Settings(database_url=database_url), upgrade=False)
+        try:
+            engine = service_of(platform).engine
+            await engine.publisher.publish(leave("review"), actor=OPERATOR)
+            ids = [
+                (
+                    await engine.start(StartRequest(definition_key="leave.request", actor=OPERATOR))
+                ).id
+                for _ in range(count)
+            ]
+            await engine.publisher.publish(leave("check"), actor=OPERATOR)
+            return ids
+        finally:
+            await platform.close()
+
+    return asyncio.run(_go())
+
+
+def statuses(database_url: str, ids: list[str]) -> list[tuple[int, tuple[str, ...]]]:
+    async def _go() -> list[tuple[int, tuple[str, ...]]]:
+        platform = await Platform.boot(Settings(database_url=database_url), upgrade=False)
+        try:
+            engine = service_of(platform).engine
+            views = [await engine.status(i) for i in ids]
+            return [(v.definition_version, v.current_nodes) for v in views]
+        finally:
+            await platform.close()
+
+    return asyncio.run(_go())
+
+
+@pytest.fixture
+def cli_env(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", database_url)
+    return database_url
+
+
+def test_the_cli_dry_run_prints_the_plan_and_moves_nothing(cli_env: str) -> None:
+    ids = prepare(cli_env, 1)
+    args = ["leave.request", "--from", "1", "--to", "2", "--map", "review=check"]
+    result = CliRunner().invoke(migrate_cmd, [*args, "--instance", ids[0]])
+    assert result.exit_code == 0, result.output
+    assert "t: review -> check [reenter]" in result.output and "1 would_migrate" in result.output
+    assert statuses(cli_env, ids) == [(1, ("review",))]
+
+
+def test_the_cli_applies_a_batch_with_a_progress_bar_only_to_the_chosen(cli_env: str) -> None:
+    ids = prepare(cli_env, 21)
+    chosen, left = ids[:20], ids[20:]
+    args = ["leave.request", "--from", "1", "--to", "2", "--map", "review=check", "--apply"]
+    picked = [a for i in chosen for a in ("--instance", i)]
+    result = CliRunner().invoke(migrate_cmd, [*args, *picked, "--as", "operator-7"])
+    assert result.exit_code == 0, result.output
+    assert "migrating" in result.stderr and "20 migrated" in result.stdout
+    assert statuses(cli_env, chosen) == [(2, ("check",))] * 20
+    assert statuses(cli_env, left) == [(1, ("review",))]
+
+
+def test_the_cli_reports_json_for_scripts(cli_env: str) -> None:
+    ids = prepare(cli_env, 1)
+    args = ["leave.request", "--from", "1", "--to", "2", "--map", "review=check", "--apply"]
+    result = CliRunner().invoke(migrate_cmd, [*args, "--instance", ids[0], "--json"])
+    assert result.exit_code == 0, result.output
+    (instance,) = json.loads(result.stdout)["instances"]
+    assert (instance["result"], instance["tokens"][0]["to_node"]) == ("migrated", "check")
+
+
+def test_the_cli_refuses_a_migration_without_chosen_instances(cli_env: str) -> None:
+    result = CliRunner().invoke(migrate_cmd, ["leave.request", "--from", "1", "--to", "2"])
+    assert result.exit_code == 2 and "choose instances" in result.output
+
+
+def test_the_cli_repair_moves_the_token_with_a_reason(cli_env: str) -> None:
+    (instance_id,) = prepare(cli_env, 1)
+    args = [instance_id, "--to", "done", "--reason", "handled by phone"]
+    result = CliRunner().invoke(repair_cmd, args)
+    assert result.exit_code == 0, result.output
+    assert " completed at -" in result.output
