@@ -6,6 +6,7 @@ Controllers raise ``TramitaError`` subclasses and never catch to translate; anyt
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -14,9 +15,13 @@ from litestar import Litestar, MediaType, Request, Response, get
 from litestar.datastructures import State
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.plugins.jinja import JinjaTemplateEngine
+from litestar.template.config import TemplateConfig
 
 from contracts.errors import TramitaError
 from core.app import Platform
+from core.idempotency import DEFAULT_MAX_BODY, IdempotencyMiddleware
 
 PROBLEM_JSON = "application/problem+json"
 log = structlog.get_logger("tramita.web")
@@ -93,14 +98,33 @@ async def health(state: State) -> Response[dict[str, Any]]:
     return Response(body, status_code=200 if healthy else 503)
 
 
+TEMPLATES_OPT = "templates"
+"""Key of a router's ``opt`` (or of ``platform.extras``) listing the template directories a
+plugin's pages render from; the app gets one Jinja2 template config covering them all."""
+
+
+def _template_config(platform: Platform, routes: list[Any]) -> TemplateConfig[Any] | None:
+    """One template config for every directory plugins declare, or none when no plugin
+    serves pages (the kernel's own routes are JSON only)."""
+    dirs: list[Path] = [Path(d) for d in platform.extras.get(TEMPLATES_OPT, ())]
+    for route in routes:
+        opt = getattr(route, "opt", None) or {}
+        dirs.extend(Path(d) for d in opt.get(TEMPLATES_OPT, ()))
+    if not dirs:
+        return None
+    return TemplateConfig(directory=list(dict.fromkeys(dirs)), engine=JinjaTemplateEngine)
+
+
 def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
     """Build the application for an already booted platform (lifespan closes it)."""
 
     async def _close() -> None:
         await platform.close()
 
+    routes = list(platform.collected.routes)
     return Litestar(
-        route_handlers=[health, *platform.collected.routes],
+        route_handlers=[health, *routes],
+        template_config=_template_config(platform, routes),
         state=State({"platform": platform}),
         exception_handlers={
             TramitaError: tramita_error_handler,
@@ -108,6 +132,17 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
             Exception: internal_error_handler,
         },
         on_shutdown=[_close],
-        openapi_config=OpenAPIConfig(title="Tramita", version="0.1.0", path="/schema"),
+        middleware=[IdempotencyMiddleware(max_body=DEFAULT_MAX_BODY)],
+        request_max_body_size=DEFAULT_MAX_BODY,
+        openapi_config=OpenAPIConfig(
+            title="Tramita",
+            version="0.1.0",
+            path="/schema",
+            components=Components(
+                security_schemes={
+                    "bearer": SecurityScheme(type="http", scheme="bearer", bearer_format="JWT")
+                }
+            ),
+        ),
         debug=debug,
     )

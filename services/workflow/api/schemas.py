@@ -1,0 +1,77 @@
+"""Request and response bodies of the workflow API (msgspec Structs: validated on decode)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
+
+from contracts.workflow.types import SubjectRef
+from services.workflow.api.ports import DeadLetterView, InstanceSummary
+
+Name = Annotated[str, Meta(min_length=1, max_length=100)]
+Reason = Annotated[str, Meta(min_length=1, max_length=2000)]
+
+
+class StartBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    definition_key: Name
+    version: Annotated[int, Meta(ge=1)] | None = None
+    context: dict[str, Any] = {}
+    subject: SubjectRef | None = None
+    business_key: Annotated[str, Meta(min_length=1, max_length=200)] | None = None
+
+
+class CancelBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    reason: Reason
+
+
+class SignalBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    name: Name
+    payload: dict[str, Any] = {}
+    outcome: Name | None = None
+
+
+class MessageBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A message for the one open instance with this business key or protocol number."""
+
+    name: Name
+    business_key: Annotated[str, Meta(min_length=1, max_length=200)] | None = None
+    protocol: Annotated[str, Meta(min_length=1, max_length=40)] | None = None
+    payload: dict[str, Any] = {}
+    outcome: Name | None = None
+
+
+class CompleteBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    outcome: Name | None = None
+    data: dict[str, Any] = {}
+
+
+class AbandonBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    reason: Reason
+
+
+class Published(msgspec.Struct, frozen=True, kw_only=True):
+    key: str
+    version: int
+    checksum: str
+    created: bool
+
+
+class PublicLink(msgspec.Struct, frozen=True, kw_only=True):
+    token: str
+    path: str
+    expires_at: datetime
+
+
+class InstancePage(msgspec.Struct, frozen=True, kw_only=True):
+    """A keyset page: pass ``next`` as ``before`` to get the following one."""
+
+    items: list[InstanceSummary]
+    next: str | None
+
+
+class DeadLetterPage(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[DeadLetterView]
+    next: str | None

@@ -1,0 +1,239 @@
+"""The HTTP API's read queries (``services.workflow.api.ports.ApiReads``) on SQLAlchemy Core.
+
+Reads only, each in a short connection of its own: nothing here changes state, so there is no
+unit of work to join. Context-field filters use the JSON operators both backends share
+(``->>`` on PostgreSQL JSONB, ``json_extract`` on SQLite) and compare as text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from contracts.kernel import Actor
+from contracts.workflow.types import TERMINAL_STATUSES, SubjectRef
+from core.tables import audit_log
+from services.workflow.api.ports import (
+    MAX_PAGE,
+    AuditView,
+    DeadLetterView,
+    InstanceQuery,
+    InstanceSummary,
+    PublicSource,
+    VersionDocument,
+    VersionSummary,
+)
+from services.workflow.persistence import tables as t
+
+_SUMMARY_COLUMNS = (
+    t.instances.c.id,
+    t.instances.c.protocol,
+    t.instances.c.definition_key,
+    t.instances.c.definition_version,
+    t.instances.c.status,
+    t.instances.c.subject_type,
+    t.instances.c.subject_id,
+    t.instances.c.business_key,
+    t.instances.c.started_at,
+    t.instances.c.updated_at,
+    t.instances.c.ended_at,
+)
+
+
+def _summary(row: Any) -> InstanceSummary:
+    return InstanceSummary(
+        id=row.id,
+        protocol=row.protocol,
+        definition_key=row.definition_key,
+        definition_version=row.definition_version,
+        status=row.status,
+        subject=SubjectRef(type=row.subject_type, id=row.subject_id)
+        if row.subject_type and row.subject_id
+        else None,
+        business_key=row.business_key,
+        started_at=row.started_at,
+        updated_at=row.updated_at,
+        ended_at=row.ended_at,
+    )
+
+
+def _letter(row: Any) -> DeadLetterView:
+    return DeadLetterView(
+        id=row.id,
+        instance_id=row.instance_id,
+        node_id=row.node_id,
+        kind=row.kind,
+        attempt_group=row.attempt_group,
+        reason=row.reason,
+        attempts=row.attempts,
+        status=row.status,
+        created_at=row.created_at,
+        resolved_at=row.resolved_at,
+        last_error=row.last_error,
+    )
+
+
+class SqlApiReads:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def _all(self, query: sa.Select[Any]) -> list[Any]:
+        async with self._engine.connect() as conn:
+            return list(await conn.execute(query))
+
+    async def search(self, query: InstanceQuery) -> list[InstanceSummary]:
+        c = t.instances.c
+        where: list[Any] = []
+        for column, value in (
+            (c.definition_key, query.definition_key),
+            (c.status, query.status),
+            (c.subject_type, query.subject_type),
+            (c.subject_id, query.subject_id),
+            (c.protocol, query.protocol),
+            (c.business_key, query.business_key),
+        ):
+            if value is not None:
+                where.append(column == value)
+        if query.started_from is not None:
+            where.append(c.started_at >= query.started_from)
+        if query.started_to is not None:
+            where.append(c.started_at < query.started_to)
+        for key, value in sorted(query.fields.items()):
+            where.append(c.context[key].as_string() == value)
+        if query.before is not None:
+            where.append(c.id < query.before)
+        limit = max(1, min(query.limit, MAX_PAGE))
+        rows = await self._all(
+            sa.select(*_SUMMARY_COLUMNS).where(*where).order_by(c.id.desc()).limit(limit)
+        )
+        return [_summary(r) for r in rows]
+
+    async def open_instances_for(
+        self, *, business_key: str | None, protocol: str | None
+    ) -> list[InstanceSummary]:
+        c = t.instances.c
+        where: list[Any] = [c.status.not_in(sorted(TERMINAL_STATUSES))]
+        if business_key is not None:
+            where.append(c.business_key == business_key)
+        if protocol is not None:
+            where.append(c.protocol == protocol)
+        rows = await self._all(sa.select(*_SUMMARY_COLUMNS).where(*where).limit(MAX_PAGE))
+        return [_summary(r) for r in rows]
+
+    def _versions_query(self) -> sa.Select[Any]:
+        v = t.versions.c
+        return sa.select(
+            t.definitions.c.key,
+            v.version,
+            v.status,
+            v.checksum,
+            v.published_at,
+            v.schema,
+        ).join(t.definitions, t.definitions.c.id == v.definition_id)
+
+    async def versions(self, key: str | None) -> list[VersionSummary]:
+        query = self._versions_query().order_by(t.definitions.c.key, t.versions.c.version)
+        if key is not None:
+            query = query.where(t.definitions.c.key == key)
+        return [
+            VersionSummary(
+                key=r.key,
+                version=r.version,
+                status=r.status,
+                checksum=r.checksum,
+                published_at=r.published_at,
+            )
+            for r in await self._all(query)
+        ]
+
+    async def version(self, key: str, number: int | None) -> VersionDocument | None:
+        query = self._versions_query().where(t.definitions.c.key == key)
+        if number is None:
+            query = query.where(t.versions.c.status == "published")
+        else:
+            query = query.where(t.versions.c.version == number)
+        rows = await self._all(query.order_by(t.versions.c.version.desc()).limit(1))
+        if not rows:
+            return None
+        row = rows[0]
+        return VersionDocument(
+            key=row.key,
+            version=row.version,
+            checksum=row.checksum,
+            published_at=row.published_at,
+            definition=msgspec.json.decode(row.schema),
+        )
+
+    async def dead_letters(
+        self, status: str | None, before: str | None, limit: int
+    ) -> list[DeadLetterView]:
+        c = t.dead_letters.c
+        query = sa.select(t.dead_letters).order_by(c.id.desc()).limit(max(1, min(limit, MAX_PAGE)))
+        if status is not None:
+            query = query.where(c.status == status)
+        if before is not None:
+            query = query.where(c.id < before)
+        return [_letter(r) for r in await self._all(query)]
+
+    async def dead_letter(self, letter_id: str) -> DeadLetterView | None:
+        rows = await self._all(sa.select(t.dead_letters).where(t.dead_letters.c.id == letter_id))
+        return _letter(rows[0]) if rows else None
+
+    async def audit_trail(self, instance_id: str) -> list[AuditView]:
+        a = audit_log.c
+        rows = await self._all(
+            sa.select(audit_log)
+            .where(
+                sa.or_(
+                    sa.and_(a.object_type == "workflow_instance", a.object_id == instance_id),
+                    a.correlation_id == instance_id,
+                )
+            )
+            .order_by(a.seq)
+        )
+        return [
+            AuditView(
+                seq=r.seq,
+                at=r.at,
+                action=r.action,
+                object_type=r.object_type,
+                object_id=r.object_id,
+                actor=Actor(kind=r.actor_kind, id=r.actor_id),
+                before=r.before,
+                after=r.after,
+                reason=r.reason,
+            )
+            for r in rows
+        ]
+
+    async def public_source(self, protocol: str) -> PublicSource | None:
+        i, h = t.instances.c, t.history.c
+        async with self._engine.connect() as conn:
+            found = (
+                await conn.execute(
+                    sa.select(
+                        i.id, i.protocol, i.status, i.started_at, i.ended_at, t.versions.c.schema
+                    )
+                    .join(t.versions, t.versions.c.id == i.version_id)
+                    .where(i.protocol == protocol)
+                )
+            ).first()
+            if found is None:
+                return None
+            entered = await conn.execute(
+                sa.select(h.to_node, h.at)
+                .where(h.instance_id == found.id, h.to_node.is_not(None))
+                .order_by(h.seq)
+            )
+            steps = [(str(r.to_node), r.at) for r in entered]
+        return PublicSource(
+            protocol=found.protocol,
+            status=found.status,
+            started_at=found.started_at,
+            ended_at=found.ended_at,
+            definition=msgspec.json.decode(found.schema),
+            entered=steps,
+        )

@@ -1,0 +1,53 @@
+"""``/public/timeline/{token}``: the citizen's page (HTML); ``.../json``: the same as JSON.
+
+No authentication (the signed link is the credential), rate-limited per client address.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response, Router, get
+from litestar.middleware.rate_limit import RateLimitConfig
+from litestar.params import FromPath
+
+from contracts.errors import NotFound
+from services.workflow.api.deps import platform_of, reads_of
+from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
+from services.workflow.public.timeline import PublicTimeline, build_timeline, render_html
+
+DEFAULT_RATE = 60
+"""Requests per minute per client address on ``/public``."""
+
+
+async def _timeline(request: Request[Any, Any, Any], token: str) -> PublicTimeline:
+    platform = platform_of(request)
+    protocol = read_link(
+        platform.settings.secret_key, platform.clock, token, max_age_s=DEFAULT_LINK_TTL_S
+    )
+    source = await reads_of(request).public_source(protocol)
+    if source is None:
+        raise NotFound("unknown or expired link")
+    return build_timeline(source)
+
+
+@get("/timeline/{token:str}/json")
+async def timeline_json(request: Request[Any, Any, Any], token: FromPath[str]) -> PublicTimeline:
+    """The timeline as JSON, for portals."""
+    return await _timeline(request, token)
+
+
+@get("/timeline/{token:str}", media_type="text/html")
+async def timeline_page(request: Request[Any, Any, Any], token: FromPath[str]) -> Response[str]:
+    """The citizen's page."""
+    return Response(render_html(await _timeline(request, token)), media_type="text/html")
+
+
+def public_router(per_minute: int = DEFAULT_RATE) -> Router:
+    limit = RateLimitConfig(rate_limit=("minute", per_minute), store="tramita_public_rate")
+    return Router(
+        path="/public",
+        route_handlers=[timeline_json, timeline_page],
+        middleware=[limit.middleware],
+        tags=["public"],
+    )

@@ -1,0 +1,81 @@
+"""The citizen's timeline: protocol number, the definition's public labels, and dates.
+
+Only what the definition chose to show leaves here: a node without ``public.label`` is
+invisible, and nothing else of the instance (node ids, lanes, actors, comments, form data,
+context, internal ids) is ever read into the result — the input is ``PublicSource``, which
+does not carry them beyond the node ids used to look the labels up.
+"""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime
+
+import msgspec
+
+from contracts.workflow.types import TERMINAL_STATUSES
+from services.workflow.api.ports import PublicSource
+
+
+class PublicStep(msgspec.Struct, frozen=True, kw_only=True):
+    label: str
+    at: datetime
+
+
+class PublicTimeline(msgspec.Struct, frozen=True, kw_only=True):
+    protocol: str
+    status: str | None
+    """The label of the latest public step (``None`` before the first)."""
+    closed: bool
+    started_at: datetime
+    ended_at: datetime | None
+    steps: list[PublicStep]
+
+
+def public_labels(definition: dict[str, object]) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    nodes = definition.get("nodes")
+    for node in nodes if isinstance(nodes, list) else []:
+        if not isinstance(node, dict):
+            continue
+        public = node.get("public")
+        if isinstance(public, dict) and isinstance(public.get("label"), str):
+            labels[str(node.get("id"))] = str(public["label"])
+    return labels
+
+
+def build_timeline(source: PublicSource) -> PublicTimeline:
+    labels = public_labels(source.definition)
+    steps: list[PublicStep] = []
+    for node_id, at in source.entered:
+        label = labels.get(node_id)
+        if label is None or (steps and steps[-1].label == label):
+            continue
+        steps.append(PublicStep(label=label, at=at))
+    return PublicTimeline(
+        protocol=source.protocol,
+        status=steps[-1].label if steps else None,
+        closed=source.status in TERMINAL_STATUSES,
+        started_at=source.started_at,
+        ended_at=source.ended_at,
+        steps=steps,
+    )
+
+
+def _date(moment: datetime) -> str:
+    return moment.strftime("%d/%m/%Y %H:%M UTC")
+
+
+def render_html(timeline: PublicTimeline) -> str:
+    """A minimal, dependency-free page; every label is escaped (authors wrote them)."""
+    rows = "\n".join(
+        f"<li><time>{_date(s.at)}</time> — {html.escape(s.label)}</li>" for s in timeline.steps
+    )
+    state = "Encerrado" if timeline.closed else "Em andamento"
+    return (
+        '<!doctype html>\n<html lang="pt-BR"><head><meta charset="utf-8">'
+        f"<title>Protocolo {html.escape(timeline.protocol)}</title></head><body>"
+        f"<h1>Protocolo {html.escape(timeline.protocol)}</h1>"
+        f"<p>{state} — aberto em {_date(timeline.started_at)}</p>"
+        f"<ol>\n{rows}\n</ol></body></html>"
+    )

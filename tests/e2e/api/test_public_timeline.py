@@ -1,0 +1,93 @@
+"""The citizen's timeline: signed expiring links; labels and dates only, nothing personal."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from core.clock import FixedClock
+from services.workflow.public.routes import public_router
+from tests.e2e.api.conftest import Api
+from tests.e2e.api.esic_like import DEFINITION, PERSONAL
+
+INTERNAL = [n["id"] for n in DEFINITION["nodes"]] + [n["name"] for n in DEFINITION["nodes"]]
+
+
+async def _answered_request(api: Api) -> tuple[dict[str, object], str]:
+    started = await api.client.post(
+        "/api/v1/instances",
+        json={"definition_key": "esic_like.request", "context": PERSONAL},
+        headers=api.auth("requester"),
+    )
+    instance = started.json()
+    await api.drain()
+    (task,) = (
+        await api.client.get(f"/api/v1/instances/{instance['id']}/tasks", headers=api.auth())
+    ).json()
+    done = await api.client.post(
+        f"/api/v1/tasks/{task['id']}/complete",
+        json={"data": {"resposta": "Segue a planilha, Joana Pereira da Silva"}},
+        headers=api.auth("manager"),
+    )
+    assert done.status_code == 200, done.text
+    link = await api.client.post(
+        f"/api/v1/instances/{instance['id']}/public-link", headers=api.auth("reader")
+    )
+    assert link.status_code == 201
+    return instance, link.json()["path"]
+
+
+async def test_the_timeline_shows_the_public_labels_in_order(api: Api) -> None:
+    instance, path = await _answered_request(api)
+    response = await api.client.get(f"{path}/json")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["protocol"] == instance["protocol"]
+    assert [s["label"] for s in body["steps"]] == ["Recebido", "Em análise", "Respondido"]
+    assert body["closed"] is True
+
+
+async def test_the_timeline_holds_no_personal_data_internal_names_or_ids(api: Api) -> None:
+    instance, path = await _answered_request(api)
+    texts = [(await api.client.get(f"{path}/json")).text, (await api.client.get(path)).text]
+    forbidden = [*PERSONAL.values(), *INTERNAL, "Joana", str(instance["id"]), "manager", "admin"]
+    for text in texts:
+        leaked = [value for value in forbidden if value in text]
+        assert leaked == []
+
+
+async def test_the_page_is_html_for_citizens(api: Api) -> None:
+    _, path = await _answered_request(api)
+    response = await api.client.get(path)
+    assert response.headers["content-type"].startswith("text/html")
+    assert "Respondido" in response.text
+
+
+async def test_an_expired_link_is_404(api: Api, clock: FixedClock) -> None:
+    _, path = await _answered_request(api)
+    clock.advance(timedelta(days=181))
+    assert (await api.client.get(f"{path}/json")).status_code == 404
+
+
+async def test_a_tampered_link_is_404(api: Api) -> None:
+    _, path = await _answered_request(api)
+    assert (await api.client.get(f"{path}x/json")).status_code == 404
+
+
+async def test_the_public_endpoints_are_rate_limited(api: Api) -> None:
+    router = public_router(per_minute=3)
+    statuses = []
+    from litestar import Litestar
+    from litestar.testing import AsyncTestClient
+
+    from contracts.errors import TramitaError
+    from core.web import tramita_error_handler
+
+    app = Litestar(
+        route_handlers=[router],
+        state=api.client.app.state,
+        exception_handlers={TramitaError: tramita_error_handler},
+    )
+    async with AsyncTestClient(app=app) as client:
+        for _ in range(4):
+            statuses.append((await client.get("/public/timeline/forged/json")).status_code)
+    assert statuses == [404, 404, 404, 429]

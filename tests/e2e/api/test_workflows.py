@@ -1,0 +1,78 @@
+"""Definitions and versions over HTTP: list, read, publish and export in JSON and BPMN."""
+
+from __future__ import annotations
+
+import copy
+
+from tests.e2e.api.conftest import Api
+from tests.e2e.api.esic_like import DEFINITION
+
+
+async def test_lists_the_published_versions(api: Api) -> None:
+    response = await api.client.get("/api/v1/workflows", headers=api.auth("reader"))
+    assert response.status_code == 200
+    assert {(v["key"], v["version"]) for v in response.json()} == {
+        ("purchase.approval", 1),
+        ("esic_like.request", 1),
+    }
+
+
+async def test_gets_a_version_with_its_definition(api: Api) -> None:
+    response = await api.client.get(
+        "/api/v1/workflows/esic_like.request/versions/1", headers=api.auth("reader")
+    )
+    assert response.status_code == 200
+    assert response.json()["definition"]["protocol_prefix"] == "SIC"
+
+
+async def test_an_unknown_version_is_404(api: Api) -> None:
+    response = await api.client.get(
+        "/api/v1/workflows/esic_like.request/versions/9", headers=api.auth("reader")
+    )
+    assert response.status_code == 404
+    assert response.json()["version"] == 9
+
+
+async def test_publishing_a_changed_definition_makes_version_2(api: Api) -> None:
+    changed = copy.deepcopy(DEFINITION)
+    changed["name"] = "Pedido (v2)"
+    response = await api.client.post("/api/v1/workflows", json=changed, headers=api.auth())
+    assert response.status_code == 201
+    assert (response.json()["version"], response.json()["created"]) == (2, True)
+
+
+async def test_publishing_an_invalid_definition_is_422_with_field_errors(api: Api) -> None:
+    broken = {**DEFINITION, "protocol_prefix": "lowercase"}
+    response = await api.client.post("/api/v1/workflows", json=broken, headers=api.auth())
+    assert response.status_code == 422
+    assert response.json()["errors"]
+
+
+async def test_publishing_needs_the_publish_permission(api: Api) -> None:
+    response = await api.client.post(
+        "/api/v1/workflows", json=DEFINITION, headers=api.auth("reader")
+    )
+    assert response.status_code == 403
+
+
+async def test_a_version_exported_as_bpmn_publishes_back(api: Api) -> None:
+    exported = await api.client.get(
+        "/api/v1/workflows/esic_like.request/versions/1/bpmn", headers=api.auth("reader")
+    )
+    assert exported.status_code == 200
+    assert exported.headers["content-type"].startswith("application/bpmn+xml")
+    published = await api.client.post(
+        "/api/v1/workflows/bpmn",
+        content=exported.content,
+        headers=api.auth(**{"Content-Type": "application/bpmn+xml"}),
+    )
+    assert published.status_code == 201, published.text
+    assert published.json()["key"] == "esic_like.request"
+
+
+async def test_publishing_malformed_bpmn_is_a_client_error(api: Api) -> None:
+    response = await api.client.post(
+        "/api/v1/workflows/bpmn", content=b"<not-bpmn", headers=api.auth()
+    )
+    assert response.status_code in (400, 422)
+    assert "Traceback" not in response.text
