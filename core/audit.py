@@ -1,11 +1,31 @@
-"""The audit writer: append-only rows in the caller's transaction.
+"""The audit writer: append-only, hash-chained rows in the caller's transaction.
 
-The table refuses UPDATE and DELETE through database triggers (see the ``core`` migration), so
-the trail cannot be edited through the application even by mistake.
+Two defences stack here. The table refuses UPDATE and DELETE through database triggers (see the
+``core`` migrations), so the trail cannot be edited through the application even by mistake.
+And every row carries ``prev_hash`` (the hash of the row before it) and ``hash`` (SHA-256 over
+its own canonical content plus ``prev_hash``): someone with enough database rights to drop the
+trigger, edit a row or slip a forged one in breaks the chain, and :func:`verify_chain` names the
+first broken entry. Recomputing the whole chain after an edit is still possible for such an
+attacker, which is why ``tramita audit verify --json`` prints the head hash: store it outside
+the database (a ticket, a signed e-mail, the Official Gazette) and an edit rewrites history
+that someone else holds a copy of.
+
+Concurrent writers. Each append must see the hash of the row committed just before it. On
+PostgreSQL the append takes a transaction-scoped advisory lock, reads the current head and
+inserts; the lock is held until the caller's transaction ends, so chain order is commit order
+and no two rows can claim the same predecessor. The cost is that audited transactions
+serialise from their first audit row to their commit (measured in ``docs/deployment.md``).
+The alternative, a sealer that chains rows after commit in ``seq`` order, needs UPDATE on the
+table (weakening the trigger) and must reason about sequence gaps left by rolled-back
+transactions; the lock is simpler and its cost is small next to the engine's own row locks.
+SQLite needs nothing extra: every transaction starts with ``BEGIN IMMEDIATE`` (one writer).
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -13,7 +33,95 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contracts.kernel import Actor, AuditEntry, AuditRecord, Clock, IdGen
-from core.tables import audit_log
+from core.dbtypes import JSONType, UTCDateTime, UUIDStr
+
+GENESIS = "0" * 64
+"""The ``prev_hash`` of the first entry."""
+
+AUDIT_LOCK_KEY = 0x7472_616D_6175_6474  # "tramaudt": one advisory lock for the whole chain
+_BATCH = 1000
+
+# The chained view of ``core_audit_log`` (``core.tables.audit_log`` plus the two chain columns
+# that ``core_0002`` adds); kept here so the chain's schema and its hashing live side by side.
+chained_log = sa.Table(
+    "core_audit_log",
+    sa.MetaData(),
+    sa.Column("seq", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True),
+    sa.Column("id", UUIDStr, nullable=False),
+    sa.Column("at", UTCDateTime, nullable=False),
+    sa.Column("action", sa.String(100), nullable=False),
+    sa.Column("object_type", sa.String(100), nullable=False),
+    sa.Column("object_id", sa.String(100), nullable=False),
+    sa.Column("actor_kind", sa.String(20), nullable=False),
+    sa.Column("actor_id", sa.String(100), nullable=False),
+    sa.Column("before", JSONType, nullable=True),
+    sa.Column("after", JSONType, nullable=True),
+    sa.Column("reason", sa.Text, nullable=True),
+    sa.Column("correlation_id", sa.String(100), nullable=True),
+    sa.Column("prev_hash", sa.String(64), nullable=True),
+    sa.Column("hash", sa.String(64), nullable=True),
+)
+
+
+class ChainReport(msgspec.Struct, frozen=True, kw_only=True):
+    """What ``verify_chain`` found: ``broken_seq`` is ``None`` when the chain is intact."""
+
+    checked: int
+    head_seq: int | None
+    head_hash: str | None
+    broken_seq: int | None = None
+    broken_id: str | None = None
+    problem: str | None = None  # content_changed | chain_broken | unsealed
+
+    @property
+    def ok(self) -> bool:
+        return self.broken_seq is None
+
+
+def _canon(value: Any) -> Any:
+    """JSON values as both backends hand them back: JSONB turns ``2e16`` into an integer, so
+    integral floats are hashed as integers; tuples become lists."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return int(value)
+    if isinstance(value, dict):
+        return {str(k): _canon(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canon(v) for v in value]
+    return value
+
+
+def _moment(at: datetime) -> str:
+    return at.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def entry_hash(values: dict[str, Any], prev_hash: str) -> str:
+    """SHA-256 over the canonical JSON of one row's content and its predecessor's hash."""
+    body = {
+        "id": str(values["id"]),
+        "at": _moment(values["at"]),
+        "action": values["action"],
+        "object_type": values["object_type"],
+        "object_id": values["object_id"],
+        "actor_kind": values["actor_kind"],
+        "actor_id": values["actor_id"],
+        "before": _canon(values["before"]),
+        "after": _canon(values["after"]),
+        "reason": values["reason"],
+        "correlation_id": values["correlation_id"],
+        "prev_hash": prev_hash,
+    }
+    return hashlib.sha256(msgspec.json.encode(body, order="sorted")).hexdigest()
+
+
+async def _head_hash(conn: AsyncConnection) -> str:
+    if conn.dialect.name == "postgresql":
+        await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(AUDIT_LOCK_KEY)))
+    head = (
+        await conn.execute(
+            sa.select(chained_log.c.hash).order_by(chained_log.c.seq.desc()).limit(1)
+        )
+    ).scalar()
+    return str(head) if head else GENESIS
 
 
 class SqlAuditWriter:
@@ -23,35 +131,88 @@ class SqlAuditWriter:
 
     async def append(self, connection: Any, entry: AuditEntry) -> None:
         conn: AsyncConnection = connection
+        values: dict[str, Any] = {
+            "id": str(self._ids.new_id()),
+            "at": self._clock.now(),
+            "action": entry.action,
+            "object_type": entry.object_type,
+            "object_id": entry.object_id,
+            "actor_kind": entry.actor.kind,
+            "actor_id": entry.actor.id,
+            "before": entry.before,
+            "after": entry.after,
+            "reason": entry.reason,
+            "correlation_id": entry.correlation_id,
+        }
+        prev = await _head_hash(conn)
         await conn.execute(
-            audit_log.insert().values(
-                id=str(self._ids.new_id()),
-                at=self._clock.now(),
-                action=entry.action,
-                object_type=entry.object_type,
-                object_id=entry.object_id,
-                actor_kind=entry.actor.kind,
-                actor_id=entry.actor.id,
-                before=entry.before,
-                after=entry.after,
-                reason=entry.reason,
-                correlation_id=entry.correlation_id,
+            chained_log.insert().values(**values, prev_hash=prev, hash=entry_hash(values, prev))
+        )
+
+
+async def _rows(conn: AsyncConnection) -> AsyncIterator[Any]:
+    """Every row in ``seq`` order, in keyset-paginated batches (the log only grows)."""
+    last = -1
+    while True:
+        batch = list(
+            await conn.execute(
+                sa.select(chained_log)
+                .where(chained_log.c.seq > last)
+                .order_by(chained_log.c.seq)
+                .limit(_BATCH)
             )
         )
+        if not batch:
+            return
+        for row in batch:
+            yield row
+        last = batch[-1].seq
+
+
+async def verify_chain(conn: AsyncConnection) -> ChainReport:
+    """Walk the whole log in ``seq`` order and report the first entry that breaks the chain.
+
+    ``content_changed``: the row's own hash does not match its content (it was edited).
+    ``chain_broken``: the row does not point at the row before it (a row was deleted, or this
+    one was inserted by hand). ``unsealed``: a row without a hash (written around the writer).
+    """
+    prev, checked, head_seq = GENESIS, 0, None
+    async for row in _rows(conn):
+        values = dict(row._mapping)
+        problem = None
+        if not row.hash or not row.prev_hash:
+            problem = "unsealed"
+        elif row.prev_hash != prev:
+            problem = "chain_broken"
+        elif entry_hash(values, row.prev_hash) != row.hash:
+            problem = "content_changed"
+        if problem is not None:
+            return ChainReport(
+                checked=checked,
+                head_seq=head_seq,
+                head_hash=prev if head_seq is not None else None,
+                broken_seq=row.seq,
+                broken_id=str(row.id),
+                problem=problem,
+            )
+        prev, head_seq, checked = row.hash, row.seq, checked + 1
+    return ChainReport(
+        checked=checked, head_seq=head_seq, head_hash=prev if head_seq is not None else None
+    )
 
 
 async def read_trail(conn: AsyncConnection, object_type: str, object_id: str) -> list[AuditRecord]:
     """Every audit entry of one object, oldest first."""
     rows = await conn.execute(
-        sa.select(audit_log)
-        .where(audit_log.c.object_type == object_type, audit_log.c.object_id == object_id)
-        .order_by(audit_log.c.seq)
+        sa.select(chained_log)
+        .where(chained_log.c.object_type == object_type, chained_log.c.object_id == object_id)
+        .order_by(chained_log.c.seq)
     )
     return [
         AuditRecord(
             seq=row.seq,
             at=row.at,
-            hash="",
+            hash=row.hash or "",
             entry=AuditEntry(
                 action=row.action,
                 object_type=row.object_type,

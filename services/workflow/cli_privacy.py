@@ -1,0 +1,63 @@
+"""``tramita privacy export SUBJECT`` and ``tramita privacy purge``: the LGPD operations.
+
+``export`` prints the data subject's records as JSON (always JSON: it is handed to the person
+or to the DPO's tooling, not read on a terminal). ``purge`` applies every definition's
+``retention``; run it daily (systemd timer, see ``docs/deployment.md``). Exit codes: 0 done,
+1 a Tramita error (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import click
+import msgspec
+
+from core.app import Platform
+from core.cli import run_async
+from services.workflow.privacy import Privacy, PurgeReport, SubjectExport
+
+
+async def _export(subject: str) -> SubjectExport:
+    platform = await Platform.boot()
+    try:
+        return await Privacy(platform).export_subject(subject)
+    finally:
+        await platform.close()
+
+
+async def _purge(dry_run: bool) -> PurgeReport:
+    platform = await Platform.boot()
+    try:
+        return await Privacy(platform).purge_due(dry_run=dry_run)
+    finally:
+        await platform.close()
+
+
+@click.group("privacy")
+def privacy_group() -> None:
+    """Personal data (LGPD): subject export and retention purge."""
+
+
+@privacy_group.command("export")
+@click.argument("subject")
+def export_cmd(subject: str) -> None:
+    """Every record holding SUBJECT (a CPF, an e-mail, a name, or a user id), as JSON."""
+    export = run_async(lambda: _export(subject))
+    click.echo(msgspec.json.format(msgspec.json.encode(export)).decode())
+
+
+@privacy_group.command("purge")
+@click.option("--dry-run", is_flag=True, help="List what would be purged, change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def purge_cmd(dry_run: bool, as_json: bool) -> None:
+    """Purge personal values of closed instances past their definition's retention."""
+    report = run_async(lambda: _purge(dry_run))
+    if as_json:
+        click.echo(msgspec.json.encode(report).decode())
+        return
+    verb = "would purge" if dry_run else "purged"
+    click.echo(f"{verb} {len(report.instances)} instance(s), {report.keys} value(s)")
+    for protocol in report.instances:
+        click.echo(f"  {protocol}")
+
+
+COMMANDS = [privacy_group]

@@ -1,0 +1,225 @@
+"""Prometheus metrics of the workflow service, and the ``/metrics`` route.
+
+Two kinds of numbers, because they come from two kinds of truth:
+
+* **Events** counted by the process that saw them — a step finished, an instance closed:
+  ``workflow_step_runs_total``, ``workflow_step_failures_total``,
+  ``workflow_step_duration_seconds{node_type}``, ``workflow_completed_total``,
+  ``workflow_cycle_time_seconds``. The runtime calls :func:`step_finished` and
+  :func:`instance_finished`; nothing else here touches the runtime.
+* **State** read from the database at scrape time — stuck instances, queue depth, outbox lag,
+  dead letters. Only the database knows these across every process and machine, so they are
+  computed by the process serving ``/metrics`` (any API replica: alert rules take ``max``).
+
+Process model: **multiprocess mode**. Set ``PROMETHEUS_MULTIPROC_DIR`` (the same directory, on
+local disk, for every Tramita process of a machine, emptied at boot) and prometheus-client keeps
+each process's counters in memory-mapped files there; the API's ``/metrics`` aggregates them.
+A machine that runs workers but no API serves its own aggregate with
+``python -m services.workflow.metrics --port 9464``. Without the variable (``tramita run``, tests)
+the process's own registry is served. See ``docs/deployment.md``.
+
+Labels are bounded by construction: definition keys, node ids, node types, queue names and
+statuses all come from published definitions and registrations — never instance ids, protocol
+numbers, users or context values.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Any, Protocol
+
+from litestar import Response, get
+from litestar.datastructures import State
+from litestar.handlers import HTTPRouteHandler
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+    start_http_server,
+)
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+
+class OpsSnapshot(Protocol):
+    """The database gauges (``persistence.ops_repo.OpsSnapshot``), seen structurally so that
+    this module — which the runtime imports to count events — never imports SQLAlchemy."""
+
+    @property
+    def stuck(self) -> Mapping[int, int]: ...
+    @property
+    def queue_depth(self) -> Mapping[str, int]: ...
+    @property
+    def outbox_lag_s(self) -> float: ...
+    @property
+    def outbox_unsent(self) -> int: ...
+    @property
+    def dead_letters(self) -> int: ...
+
+
+SnapshotReader = Callable[[Any, datetime, Iterable[int]], Awaitable[OpsSnapshot]]
+"""``(connection, now, timeouts_h) -> snapshot``: ``persistence.ops_repo.ops_snapshot``."""
+
+STUCK_TIMEOUTS_H: tuple[int, ...] = (24, 48)
+"""``workflow_stuck_instances{timeout_hours}``: the alert uses 24, the seed's dashboard 48."""
+
+CYCLE_BUCKETS = (1, 10, 60, 300, 900, 3600, 4 * 3600, 12 * 3600, 86400, 2 * 86400, 5 * 86400,
+                 10 * 86400, 30 * 86400, 90 * 86400)  # fmt: skip
+STEP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+"""This process's event metrics (in multiprocess mode their values live in the shared dir)."""
+
+CYCLE_TIME = Histogram(
+    "workflow_cycle_time_seconds",
+    "Start-to-close time of finished instances.",
+    ["workflow_type"],
+    buckets=CYCLE_BUCKETS,
+    registry=REGISTRY,
+)
+COMPLETED = Counter(
+    "workflow_completed",
+    "Instances that reached a terminal status.",
+    ["workflow_type", "status"],
+    registry=REGISTRY,
+)
+STEP_RUNS = Counter(
+    "workflow_step_runs",
+    "Finished step attempts (successes and failures).",
+    ["workflow_type", "step", "node_type"],
+    registry=REGISTRY,
+)
+STEP_FAILURES = Counter(
+    "workflow_step_failures",
+    "Step attempts that failed (retried, rejected or dead-lettered).",
+    ["workflow_type", "step"],
+    registry=REGISTRY,
+)
+STEP_DURATION = Histogram(
+    "workflow_step_duration_seconds",
+    "Duration of step attempts by node type.",
+    ["node_type"],
+    buckets=STEP_BUCKETS,
+    registry=REGISTRY,
+)
+
+
+def step_finished(
+    *, workflow_type: str, step: str, node_type: str, duration_s: float, ok: bool
+) -> None:
+    """One step attempt ended (called by the executor once per attempt, success or not)."""
+    STEP_RUNS.labels(workflow_type, step, node_type).inc()
+    STEP_DURATION.labels(node_type).observe(max(0.0, duration_s))
+    if not ok:
+        STEP_FAILURES.labels(workflow_type, step).inc()
+
+
+def instance_finished(*, workflow_type: str, status: str, cycle_time_s: float) -> None:
+    """An instance reached a terminal status (called once, after the commit that closed it)."""
+    COMPLETED.labels(workflow_type, status).inc()
+    CYCLE_TIME.labels(workflow_type).observe(max(0.0, cycle_time_s))
+
+
+class _Snapshot(Collector):
+    """Database gauges already read (collectors are synchronous, the database is not)."""
+
+    def __init__(self, snapshot: OpsSnapshot | None) -> None:
+        self._snapshot = snapshot
+
+    def collect(self) -> Iterable[Any]:
+        up = GaugeMetricFamily("workflow_metrics_db_up", "1 if the database gauges were read.")
+        up.add_metric([], 0 if self._snapshot is None else 1)
+        yield up
+        snap = self._snapshot
+        if snap is None:
+            return
+        stuck = GaugeMetricFamily(
+            "workflow_stuck_instances",
+            "Open instances without progress for longer than timeout_hours.",
+            labels=["timeout_hours"],
+        )
+        for hours, count in sorted(snap.stuck.items()):
+            stuck.add_metric([str(hours)], count)
+        depth = GaugeMetricFamily(
+            "workflow_queue_depth",
+            "Scheduled step runs not yet taken, per queue.",
+            labels=["queue"],
+        )
+        for queue, count in sorted(snap.queue_depth.items()):
+            depth.add_metric([queue], count)
+        yield stuck
+        yield depth
+        yield GaugeMetricFamily(
+            "workflow_outbox_lag_seconds",
+            "Age of the oldest due outbox row not yet relayed.",
+            value=snap.outbox_lag_s,
+        )
+        yield GaugeMetricFamily(
+            "workflow_outbox_unsent", "Due outbox rows not yet relayed.", value=snap.outbox_unsent
+        )
+        yield GaugeMetricFamily(
+            "workflow_dead_letters", "Open dead letters.", value=snap.dead_letters
+        )
+
+
+def event_registry() -> CollectorRegistry:
+    """The registry to expose: every local process's files in multiprocess mode, else ours."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return registry
+    return REGISTRY
+
+
+def render(snapshot: OpsSnapshot | None) -> bytes:
+    """The text exposition: event metrics, then the database gauges."""
+    gauges = CollectorRegistry()
+    gauges.register(_Snapshot(snapshot))
+    return generate_latest(event_registry()) + generate_latest(gauges)
+
+
+async def read_snapshot(database: Any, now: datetime, reader: SnapshotReader) -> OpsSnapshot | None:
+    """The database gauges, or ``None`` if the database cannot answer (the scrape still works
+    and ``workflow_metrics_db_up`` says 0)."""
+    try:
+        async with database.connect() as conn:
+            return await reader(conn, now, STUCK_TIMEOUTS_H)
+    except Exception:  # noqa: BLE001 - a scrape reports, it never fails on the database
+        return None
+
+
+def metrics_route(reader: SnapshotReader) -> HTTPRouteHandler:
+    """The ``GET /metrics`` handler; ``reader`` is injected by the plugin's route hook."""
+
+    @get("/metrics", media_type=CONTENT_TYPE_LATEST, include_in_schema=False)
+    async def metrics_endpoint(state: State) -> Response[bytes]:
+        """Prometheus text format. Expose it on the internal network only (it has no auth)."""
+        platform = state.platform
+        snapshot = await read_snapshot(platform.database, platform.clock.now(), reader)
+        return Response(render(snapshot), media_type=CONTENT_TYPE_LATEST)
+
+    return metrics_endpoint
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve this machine's multiprocess aggregate (for hosts running workers but no API)."""
+    parser = argparse.ArgumentParser(prog="python -m services.workflow.metrics")
+    parser.add_argument("--port", type=int, default=9464)
+    parser.add_argument("--addr", default="127.0.0.1")
+    args = parser.parse_args(argv)
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        parser.error("PROMETHEUS_MULTIPROC_DIR must be set (the workers' shared directory)")
+    start_http_server(args.port, addr=args.addr, registry=event_registry())
+    while True:
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
