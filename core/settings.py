@@ -23,6 +23,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     log_level: str = "INFO"
     log_json: bool = True
     idempotency_ttl_s: int = 24 * 3600
+    smtp_host: str | None = None
+    smtp_port: int = 25
+    smtp_from: str = "tramita@localhost"
 
     @property
     def embedded(self) -> bool:
@@ -61,6 +64,15 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
             fields["idempotency_ttl_s"] = int(ttl)
         except ValueError as exc:
             raise ConfigurationError("TRAMITA_IDEMPOTENCY_TTL_S must be an integer") from exc
+    if smtp_host := env.get("TRAMITA_SMTP_HOST"):
+        fields["smtp_host"] = smtp_host
+    if smtp_port := env.get("TRAMITA_SMTP_PORT"):
+        try:
+            fields["smtp_port"] = int(smtp_port)
+        except ValueError as exc:
+            raise ConfigurationError("TRAMITA_SMTP_PORT must be an integer") from exc
+    if smtp_from := env.get("TRAMITA_SMTP_FROM"):
+        fields["smtp_from"] = smtp_from
     settings = msgspec.convert(fields, Settings)
     if settings.environment == "production" and settings.secret_key == _DEV_SECRET:
         raise ConfigurationError("TRAMITA_SECRET_KEY must be set in production")

@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from contracts.hookspecs import hookimpl
 from contracts.platform import PlatformContext
-from contracts.registries import PermissionRegistrar
-from modules.diario.domain import ACT_STATUS, ActStatus
+from contracts.registries import (
+    FormRegistrar,
+    HandlerRegistrar,
+    MigrationRegistrar,
+    PermissionRegistrar,
+    QueueRegistrar,
+    SubjectRegistrar,
+    WorkflowRegistrar,
+)
+from modules.diario.demo import run_demo
+from modules.diario.handlers import ActSubject, PublishHandler
+from modules.diario.records import Runtime
+from modules.diario.workflows import FORMS, PUBLICACAO, QUEUES
+
+RUNTIME = Runtime()
+MIGRATIONS = Path(__file__).parent / "migrations"
 
 
 @hookimpl
@@ -19,15 +34,47 @@ def tramita_register_permissions(registry: PermissionRegistrar) -> None:
 
 
 @hookimpl
-def tramita_demo_data(platform: PlatformContext) -> Any:
-    async def _demo() -> list[str]:
-        if platform.workflow is not None:
-            return ["diario.publicacao runs on the workflow engine (see its flow below)."]
-        status = ACT_STATUS.initial
-        trail = [status.value]
-        for target in (ActStatus.REVIEW, ActStatus.APPROVED, ActStatus.PUBLISHED):
-            status = ACT_STATUS.advance(status, target)
-            trail.append(status.value)
-        return [f"plain mode act: {' -> '.join(trail)}"]
+def tramita_register_migrations(registry: MigrationRegistrar) -> None:
+    registry.add("diario", MIGRATIONS)
 
-    return _demo()
+
+@hookimpl
+def tramita_register_queues(registry: QueueRegistrar) -> None:
+    for key, (name, members) in QUEUES.items():
+        registry.add(key, name, members=members)
+
+
+@hookimpl
+def tramita_register_forms(registry: FormRegistrar) -> None:
+    for form in FORMS:
+        registry.add(form)
+
+
+@hookimpl
+def tramita_register_handlers(registry: HandlerRegistrar) -> None:
+    registry.add("diario.publish", PublishHandler(RUNTIME))
+
+
+@hookimpl
+def tramita_register_subjects(registry: SubjectRegistrar) -> None:
+    registry.add(ActSubject(RUNTIME))
+
+
+@hookimpl
+def tramita_register_workflows(registry: WorkflowRegistrar) -> None:
+    registry.add(PUBLICACAO)
+
+
+@hookimpl
+def tramita_startup(platform: PlatformContext) -> None:
+    RUNTIME.bind(platform)
+
+
+@hookimpl
+def tramita_shutdown(platform: PlatformContext) -> None:
+    RUNTIME.bind(None)
+
+
+@hookimpl
+def tramita_demo_data(platform: PlatformContext) -> Any:
+    return run_demo(platform)

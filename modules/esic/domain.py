@@ -1,4 +1,5 @@
-"""Legal statuses of an information request, usable without the workflow engine."""
+"""Legal statuses of an information request and of an ombudsman case, usable without the
+workflow engine (plain mode); with the engine installed the flow drives the same statuses."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from core.statuses import StatusMachine
 class RequestStatus(StrEnum):
     RECEIVED = "received"
     ANALYSIS = "analysis"
+    EXTENDED = "extended"
     ANSWERED = "answered"
     APPEAL_1 = "appeal_1"
     APPEAL_1_ANSWERED = "appeal_1_answered"
     APPEAL_2 = "appeal_2"
     APPEAL_2_ANSWERED = "appeal_2_answered"
     CLOSED = "closed"
+    EXPIRED = "expired"
 
 
 R = RequestStatus
@@ -23,12 +26,41 @@ REQUEST_STATUS = StatusMachine(
     "esic.request",
     {
         R.RECEIVED: frozenset({R.ANALYSIS}),
-        R.ANALYSIS: frozenset({R.ANSWERED}),
+        R.ANALYSIS: frozenset({R.ANSWERED, R.EXTENDED, R.EXPIRED}),
+        R.EXTENDED: frozenset({R.ANSWERED, R.EXPIRED}),
         R.ANSWERED: frozenset({R.APPEAL_1, R.CLOSED}),
-        R.APPEAL_1: frozenset({R.APPEAL_1_ANSWERED}),
+        R.APPEAL_1: frozenset({R.APPEAL_1_ANSWERED, R.EXPIRED}),
         R.APPEAL_1_ANSWERED: frozenset({R.APPEAL_2, R.CLOSED}),
-        R.APPEAL_2: frozenset({R.APPEAL_2_ANSWERED}),
+        R.APPEAL_2: frozenset({R.APPEAL_2_ANSWERED, R.EXPIRED}),
         R.APPEAL_2_ANSWERED: frozenset({R.CLOSED}),
     },
     initial=R.RECEIVED,
+)
+
+
+class ManifestationKind(StrEnum):
+    COMPLAINT = "reclamacao"
+    SUGGESTION = "sugestao"
+    PRAISE = "elogio"
+    REQUEST = "solicitacao"
+    DENUNCIATION = "denuncia"
+
+
+class CaseStatus(StrEnum):
+    RECEIVED = "received"
+    ANALYSIS = "analysis"
+    EXTENDED = "extended"
+    ANSWERED = "answered"
+    EXPIRED = "expired"
+
+
+C = CaseStatus
+CASE_STATUS = StatusMachine(
+    "ouvidoria.case",
+    {
+        C.RECEIVED: frozenset({C.ANALYSIS}),
+        C.ANALYSIS: frozenset({C.ANSWERED, C.EXTENDED, C.EXPIRED}),
+        C.EXTENDED: frozenset({C.ANSWERED, C.EXPIRED}),
+    },
+    initial=C.RECEIVED,
 )

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from contracts.hookspecs import hookimpl
 from contracts.platform import PlatformContext
-from contracts.registries import PermissionRegistrar
-from modules.esic.domain import REQUEST_STATUS, RequestStatus
+from contracts.registries import (
+    FormRegistrar,
+    HandlerRegistrar,
+    MigrationRegistrar,
+    PermissionRegistrar,
+    QueueRegistrar,
+    SubjectRegistrar,
+    WorkflowRegistrar,
+)
+from modules.esic.demo import run_demo
+from modules.esic.notify import Runtime, handlers, subjects
+from modules.esic.workflows import FORMS, MANIFESTACAO, PEDIDO, QUEUES
+
+RUNTIME = Runtime()
+MIGRATIONS = Path(__file__).parent / "migrations"
 
 
 @hookimpl
@@ -19,15 +33,50 @@ def tramita_register_permissions(registry: PermissionRegistrar) -> None:
 
 
 @hookimpl
-def tramita_demo_data(platform: PlatformContext) -> Any:
-    async def _demo() -> list[str]:
-        if platform.workflow is not None:
-            return ["esic.pedido runs on the workflow engine (see its flow below)."]
-        status = REQUEST_STATUS.initial
-        trail = [status.value]
-        for target in (RequestStatus.ANALYSIS, RequestStatus.ANSWERED, RequestStatus.CLOSED):
-            status = REQUEST_STATUS.advance(status, target)
-            trail.append(status.value)
-        return [f"plain mode request: {' -> '.join(trail)}"]
+def tramita_register_migrations(registry: MigrationRegistrar) -> None:
+    registry.add("esic", MIGRATIONS)
 
-    return _demo()
+
+@hookimpl
+def tramita_register_queues(registry: QueueRegistrar) -> None:
+    for key, (name, members) in QUEUES.items():
+        registry.add(key, name, members=members)
+
+
+@hookimpl
+def tramita_register_forms(registry: FormRegistrar) -> None:
+    for form in FORMS:
+        registry.add(form)
+
+
+@hookimpl
+def tramita_register_handlers(registry: HandlerRegistrar) -> None:
+    for name, handler in handlers(RUNTIME).items():
+        registry.add(name, handler)
+
+
+@hookimpl
+def tramita_register_subjects(registry: SubjectRegistrar) -> None:
+    for subject in subjects(RUNTIME):
+        registry.add(subject)
+
+
+@hookimpl
+def tramita_register_workflows(registry: WorkflowRegistrar) -> None:
+    registry.add(PEDIDO)
+    registry.add(MANIFESTACAO)
+
+
+@hookimpl
+def tramita_startup(platform: PlatformContext) -> None:
+    RUNTIME.bind(platform)
+
+
+@hookimpl
+def tramita_shutdown(platform: PlatformContext) -> None:
+    RUNTIME.bind(None)
+
+
+@hookimpl
+def tramita_demo_data(platform: PlatformContext) -> Any:
+    return run_demo(platform, RUNTIME)

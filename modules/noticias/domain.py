@@ -10,6 +10,7 @@ from core.statuses import StatusMachine
 class NewsStatus(StrEnum):
     DRAFT = "draft"
     PENDING = "pending"
+    SCHEDULED = "scheduled"
     PUBLISHED = "published"
     REJECTED = "rejected"
 
@@ -18,7 +19,10 @@ NEWS_STATUS = StatusMachine(
     "noticias.news",
     {
         NewsStatus.DRAFT: frozenset({NewsStatus.PENDING}),
-        NewsStatus.PENDING: frozenset({NewsStatus.PUBLISHED, NewsStatus.REJECTED}),
+        NewsStatus.PENDING: frozenset(
+            {NewsStatus.SCHEDULED, NewsStatus.PUBLISHED, NewsStatus.REJECTED}
+        ),
+        NewsStatus.SCHEDULED: frozenset({NewsStatus.PUBLISHED}),
         NewsStatus.REJECTED: frozenset({NewsStatus.DRAFT}),
     },
     initial=NewsStatus.DRAFT,

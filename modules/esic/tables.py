@@ -1,0 +1,75 @@
+"""e-SIC/Ouvidoria's own tables (Alembic branch ``esic``).
+
+An anonymous ombudsman case has no contact columns filled: it stores no personal data at all.
+The notification log is keyed by the step's idempotency key and holds no address or body.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from core.dbtypes import UTCDateTime, UUIDStr
+
+metadata = sa.MetaData()
+
+requests = sa.Table(
+    "esic_requests",
+    metadata,
+    sa.Column("id", UUIDStr, primary_key=True),
+    sa.Column("sector", sa.String(50), nullable=False),
+    sa.Column("question", sa.Text, nullable=False),
+    sa.Column("requester_name", sa.String(200), nullable=False),
+    sa.Column("requester_email", sa.String(254), nullable=False),
+    sa.Column("status", sa.String(30), nullable=False),
+    sa.Column("instance_id", sa.String(100), nullable=True),
+    sa.Column("protocol", sa.String(40), nullable=True),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+)
+
+cases = sa.Table(
+    "ouvidoria_cases",
+    metadata,
+    sa.Column("id", UUIDStr, primary_key=True),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("anonymous", sa.Boolean, nullable=False),
+    sa.Column("contact_name", sa.String(200), nullable=True),
+    sa.Column("contact_email", sa.String(254), nullable=True),
+    sa.Column("status", sa.String(30), nullable=False),
+    sa.Column("instance_id", sa.String(100), nullable=True),
+    sa.Column("protocol", sa.String(40), nullable=True),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+)
+
+appeals = sa.Table(
+    "esic_appeals",
+    metadata,
+    sa.Column("request_id", UUIDStr, sa.ForeignKey("esic_requests.id"), primary_key=True),
+    sa.Column("instance", sa.Integer, primary_key=True),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+timeline = sa.Table(
+    "esic_public_timeline",
+    metadata,
+    sa.Column("subject_type", sa.String(50), primary_key=True),
+    sa.Column("subject_id", sa.String(100), primary_key=True),
+    sa.Column("seq", sa.Integer, primary_key=True),
+    sa.Column("label", sa.String(100), nullable=False),
+    sa.Column("at", UTCDateTime, nullable=False),
+)
+
+notifications = sa.Table(
+    "esic_notifications",
+    metadata,
+    sa.Column("idempotency_key", sa.String(200), primary_key=True),
+    sa.Column("template", sa.String(100), nullable=False),
+    sa.Column("subject_type", sa.String(50), nullable=False),
+    sa.Column("subject_id", sa.String(100), nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("sent_at", UTCDateTime, nullable=True),
+)

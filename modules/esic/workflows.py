@@ -1,0 +1,268 @@
+"""``esic.pedido`` (Lei 12.527/2011) and ``ouvidoria.manifestacao`` (Lei 13.460/2017) as data.
+
+e-SIC: 20 business days to answer, one 10-day extension with a justification (the ``extend``
+outcome of the analysis task), appeal within 10 days of the answer to the first instance
+(answer in 5 business days), then to the second instance, then closure. Routing: an exclusive
+gateway sends the request to its sector's queue. The citizen is e-mailed at each public
+transition by notification nodes. Ouvidoria: 30 days to answer, extendable once by 30.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from modules.esic.domain import CaseStatus, RequestStatus
+
+SECTORS: dict[str, str] = {"saude": "Saúde", "educacao": "Educação", "geral": "Gabinete"}
+APPEAL_1_QUEUE, APPEAL_2_QUEUE = "esic.recurso1", "esic.recurso2"
+OUVIDORIA_QUEUE = "ouvidoria.atendimento"
+WAITING_QUEUE = "esic.aguardando_recurso"  # the citizen's turn: completed by the appeal signal
+
+# Well-known staff ids: default queue members; users exist only where created (demo, tests).
+ANALYST_ID = "0190d1a0-0000-7000-8000-00000000e101"
+AUTHORITY_ID = "0190d1a0-0000-7000-8000-00000000e102"
+MINISTER_ID = "0190d1a0-0000-7000-8000-00000000e103"
+OMBUDSMAN_ID = "0190d1a0-0000-7000-8000-00000000e104"
+
+
+def sector_queue(sector: str) -> str:
+    return f"esic.setor.{sector}"
+
+
+QUEUES: dict[str, tuple[str, tuple[str, ...]]] = {
+    **{sector_queue(k): (f"e-SIC — {v}", (ANALYST_ID,)) for k, v in SECTORS.items()},
+    APPEAL_1_QUEUE: ("e-SIC — recurso em 1ª instância", (AUTHORITY_ID,)),
+    APPEAL_2_QUEUE: ("e-SIC — recurso em 2ª instância", (MINISTER_ID,)),
+    OUVIDORIA_QUEUE: ("Ouvidoria — atendimento", (OMBUDSMAN_ID,)),
+    WAITING_QUEUE: ("e-SIC — prazo de recurso do cidadão", ()),
+}
+PROFILES: dict[str, tuple[str, ...]] = {
+    "esic.analista": ("esic.answer", "esic.manage"),
+    "esic.autoridade": ("esic.appeal",),
+    "ouvidoria.ouvidor": ("ouvidoria.answer",),
+}
+
+
+def _form(key: str, title: str, *fields: str) -> dict[str, Any]:
+    return {
+        "format": 1,
+        "key": key,
+        "version": 1,
+        "title": title,
+        "fields": [{"id": f, "type": "long_text", "label": f} for f in fields],
+    }
+
+
+FORMS = (
+    _form("esic.analysis", "Resposta ao pedido", "answer", "extension_reason"),
+    _form("esic.answer", "Resposta ao pedido (prorrogado)", "answer"),
+    _form("esic.appeal", "Decisão do recurso", "appeal_answer"),
+    _form("ouvidoria.answer", "Resposta à manifestação", "answer", "extension_reason"),
+)
+FAILURE = {"max_attempts": 8, "backoff_cap_s": 300.0, "on_validation_error": "fail"}
+
+
+def _notify(node_id: str, handler: str, template: str, key: str, nxt: str) -> dict[str, Any]:
+    return {
+        "id": node_id,
+        "type": "notification",
+        "handler": handler,
+        "template": template,
+        "consumes": [key],
+        "failure": FAILURE,
+        "next": nxt,
+    }
+
+
+def _task(node_id: str, queue: str, form: str, produces: list[str], **rest: Any) -> dict[str, Any]:
+    return {
+        "id": node_id,
+        "type": "user_task",
+        "queue": queue,
+        "form": form,
+        "consumes": ["request_id"],
+        "produces": produces,
+        **rest,
+    }
+
+
+def _expiry(days: int) -> list[dict[str, Any]]:
+    return [{"id": "deadline", "business_days": days, "next": "notify_expired"}]
+
+
+def _sector_nodes(sector: str) -> list[dict[str, Any]]:
+    q = sector_queue(sector)
+    return [
+        _task(
+            f"analysis_{sector}",
+            q,
+            "esic.analysis@1",
+            ["answer", "extension_reason"],
+            timers=_expiry(20),
+            public={"label": "Em análise"},
+            outcomes={"answer": "notify_answered", "extend": f"notify_extended_{sector}"},
+        ),
+        _notify(
+            f"notify_extended_{sector}",
+            "esic.notify",
+            "esic.extended",
+            "request_id",
+            f"extended_{sector}",
+        ),
+        _task(
+            f"extended_{sector}",
+            q,
+            "esic.answer@1",
+            ["answer"],
+            timers=_expiry(10),
+            public={"label": "Prazo prorrogado"},
+            next="notify_answered",
+        ),
+    ]
+
+
+def _await_appeal(node_id: str, nxt: str, label: str) -> dict[str, Any]:
+    # Completed by the citizen's appeal (a signal named after the node); 10 days, then closed.
+    return {
+        "id": node_id,
+        "type": "manual_task",
+        "queue": WAITING_QUEUE,
+        "timers": [{"id": "window", "duration": "P10D", "next": "notify_closed"}],
+        "public": {"label": label},
+        "next": nxt,
+    }
+
+
+PEDIDO: dict[str, Any] = {
+    "format": 1,
+    "key": "esic.pedido",
+    "name": "e-SIC — pedido de acesso à informação",
+    "protocol_prefix": "SIC",
+    "subject_type": "esic.request",
+    "searchable": ["sector"],
+    "nodes": [
+        {
+            "id": "received",
+            "type": "start",
+            "produces": ["request_id", "sector"],
+            "public": {"label": "Recebido"},
+            "next": "notify_received",
+        },
+        _notify("notify_received", "esic.notify", "esic.received", "request_id", "route"),
+        {
+            "id": "route",
+            "type": "exclusive",
+            "consumes": ["sector"],
+            "branches": [
+                {"when": f"sector == '{s}'", "next": f"analysis_{s}"}
+                for s in SECTORS
+                if s != "geral"
+            ],
+            "default": "analysis_geral",
+        },
+        *[n for s in SECTORS for n in _sector_nodes(s)],
+        _notify("notify_answered", "esic.notify", "esic.answered", "request_id", "await_appeal_1"),
+        _await_appeal("await_appeal_1", "appeal_1", "Respondido"),
+        _task(
+            "appeal_1",
+            APPEAL_1_QUEUE,
+            "esic.appeal@1",
+            ["appeal_answer"],
+            timers=_expiry(5),
+            public={"label": "Recurso em 1ª instância"},
+            next="notify_appeal_1",
+        ),
+        _notify(
+            "notify_appeal_1", "esic.notify", "esic.appeal_answered", "request_id", "await_appeal_2"
+        ),
+        _await_appeal("await_appeal_2", "appeal_2", "Recurso de 1ª instância respondido"),
+        _task(
+            "appeal_2",
+            APPEAL_2_QUEUE,
+            "esic.appeal@1",
+            ["appeal_answer"],
+            timers=_expiry(5),
+            public={"label": "Recurso em 2ª instância"},
+            next="notify_appeal_2",
+        ),
+        {
+            **_notify(
+                "notify_appeal_2",
+                "esic.notify",
+                "esic.appeal_answered",
+                "request_id",
+                "notify_closed",
+            ),
+            "public": {"label": "Recurso de 2ª instância respondido"},
+        },
+        _notify("notify_closed", "esic.notify", "esic.closed", "request_id", "closed"),
+        {"id": "closed", "type": "end", "public": {"label": "Encerrado"}},
+        _notify("notify_expired", "esic.notify", "esic.expired", "request_id", "expired"),
+        {"id": "expired", "type": "end", "result": "expired", "public": {"label": "Prazo vencido"}},
+    ],
+}
+
+REQUEST_NODES: dict[str, RequestStatus] = {
+    **{f"analysis_{s}": RequestStatus.ANALYSIS for s in SECTORS},
+    **{f"extended_{s}": RequestStatus.EXTENDED for s in SECTORS},
+    "await_appeal_1": RequestStatus.ANSWERED,
+    "appeal_1": RequestStatus.APPEAL_1,
+    "await_appeal_2": RequestStatus.APPEAL_1_ANSWERED,
+    "appeal_2": RequestStatus.APPEAL_2,
+    "notify_appeal_2": RequestStatus.APPEAL_2_ANSWERED,
+    "closed": RequestStatus.CLOSED,
+    "expired": RequestStatus.EXPIRED,
+}
+
+MANIFESTACAO: dict[str, Any] = {
+    "format": 1,
+    "key": "ouvidoria.manifestacao",
+    "name": "Ouvidoria — manifestação",
+    "protocol_prefix": "OUV",
+    "subject_type": "ouvidoria.case",
+    "searchable": ["kind"],
+    "nodes": [
+        {
+            "id": "received",
+            "type": "start",
+            "produces": ["case_id", "kind"],
+            "public": {"label": "Recebida"},
+            "next": "notify_received",
+        },
+        _notify("notify_received", "ouvidoria.notify", "ouvidoria.received", "case_id", "answer"),
+        {
+            "id": "answer",
+            "type": "user_task",
+            "queue": OUVIDORIA_QUEUE,
+            "form": "ouvidoria.answer@1",
+            "consumes": ["case_id", "kind"],
+            "produces": ["answer", "extension_reason"],
+            "timers": [{"id": "deadline", "duration": "P30D", "next": "notify_expired"}],
+            "public": {"label": "Em análise"},
+            "outcomes": {"answer": "notify_answered", "extend": "notify_extended"},
+        },
+        _notify("notify_extended", "ouvidoria.notify", "ouvidoria.extended", "case_id", "extended"),
+        {
+            "id": "extended",
+            "type": "user_task",
+            "queue": OUVIDORIA_QUEUE,
+            "form": "ouvidoria.answer@1",
+            "consumes": ["case_id"],
+            "produces": ["answer"],
+            "timers": [{"id": "deadline", "duration": "P30D", "next": "notify_expired"}],
+            "public": {"label": "Prazo prorrogado"},
+            "next": "notify_answered",
+        },
+        _notify("notify_answered", "ouvidoria.notify", "ouvidoria.answered", "case_id", "answered"),
+        {"id": "answered", "type": "end", "public": {"label": "Respondida"}},
+        _notify("notify_expired", "ouvidoria.notify", "ouvidoria.expired", "case_id", "expired"),
+        {"id": "expired", "type": "end", "result": "expired", "public": {"label": "Prazo vencido"}},
+    ],
+}
+
+CASE_NODES: dict[str, CaseStatus] = {
+    "answer": CaseStatus.ANALYSIS,
+    "extended": CaseStatus.EXTENDED,
+    "answered": CaseStatus.ANSWERED,
+    "expired": CaseStatus.EXPIRED,
+}
