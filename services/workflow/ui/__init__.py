@@ -1,0 +1,64 @@
+"""Server-rendered admin pages (``/cms``) and the citizen portal (``/portal``).
+
+``ROUTES`` is appended to the service's routes. The routers declare their template directory
+in ``opt["templates"]``, which ``core.web.create_app`` turns into the app's Jinja2 template
+config. See ``docs/ui.md``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from litestar import Router
+from litestar.static_files import create_static_files_router
+
+from services.workflow.ui.inbox import InboxController, TaskActionController
+from services.workflow.ui.instances import InstancePageController
+from services.workflow.ui.operations import OperationsController
+from services.workflow.ui.portal import portal_router
+from services.workflow.ui.session_pages import login, login_form, logout
+from services.workflow.ui.task_page import TaskPageController
+from services.workflow.ui.web import PAGE_ERRORS, LazyCsrfMiddleware
+
+HERE = Path(__file__).parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+UI_MAX_BODY = 256 * 1024
+
+
+def ui_router() -> Router:
+    return Router(
+        path="/",
+        route_handlers=[
+            login_form,
+            login,
+            logout,
+            InboxController,
+            TaskActionController,
+            TaskPageController,
+            InstancePageController,
+            OperationsController,
+        ],
+        middleware=[LazyCsrfMiddleware],
+        exception_handlers=PAGE_ERRORS,
+        request_max_body_size=UI_MAX_BODY,
+        include_in_schema=False,
+        opt={"templates": [str(TEMPLATES)]},
+    )
+
+
+def _portal() -> Router:
+    router = portal_router()
+    router.opt["templates"] = [str(TEMPLATES)]
+    router.exception_handlers.update(PAGE_ERRORS)
+    return router
+
+
+ROUTES: list[Any] = [
+    ui_router(),
+    _portal(),
+    create_static_files_router(
+        path="/static/tramita", directories=[STATIC], include_in_schema=False
+    ),
+]

@@ -1,0 +1,111 @@
+"""The task page: the task's form from its versioned schema, and completing it.
+
+A validation failure re-renders the page with what the person typed, an error summary at the
+top linking to each field, every message tied to its input by ``aria-describedby`` and the
+first invalid input focused by ``autofocus`` (no script moves focus: pages work without JS).
+Catching ``ValidationFailed`` here is rendering, not translation to HTTP: the problem still
+comes from the task service, and every other error takes the page error handler.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Controller, Request, Response, get, post
+from litestar.params import FromPath
+
+from contracts.errors import NotFound, ValidationFailed
+from contracts.workflow.types import TaskView
+from services.workflow.ui.deps import engine_of, tasks_of
+from services.workflow.ui.form_view import (
+    errors_by_field,
+    field_views,
+    find_schema,
+    submitted_values,
+)
+from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor
+
+OUTCOME_LABELS = {"approve": "Aprovar", "reject": "Rejeitar", "return": "Devolver"}
+
+
+async def _task(request: Request[Any, Any, Any], instance_id: str, task_id: str) -> TaskView:
+    for task in await engine_of(request).tasks(instance_id):
+        if task.id == task_id:
+            return task
+    raise NotFound("unknown task", task_id=task_id)
+
+
+def _render(
+    request: Request[Any, Any, Any],
+    task: TaskView,
+    *,
+    values: dict[str, Any],
+    errors: dict[str, str],
+    outcome: str | None,
+    status_code: int = 200,
+) -> Response[Any]:
+    schema = find_schema(platform_of(request).registrations.forms, task.form) if task.form else None
+    fields = field_views(schema, values, errors) if schema else []
+    summary = [(f"field-{f.id}", f.label, f.error) for f in fields if f.error]
+    if "__outcome__" in errors:
+        summary.insert(0, ("outcome-" + task.outcomes[0], "Decisão", errors["__outcome__"]))
+    if "__form__" in errors:
+        summary.append(("task-form", "Formulário", errors["__form__"]))
+    first = next((f.id for f in fields if f.error), None)
+    return page(
+        request,
+        "task.html",
+        status_code=status_code,
+        task=task,
+        schema=schema,
+        fields=fields,
+        summary=summary,
+        first_invalid=first,
+        outcome=outcome,
+        outcome_error=errors.get("__outcome__"),
+        outcomes=[(o, OUTCOME_LABELS.get(o, o)) for o in task.outcomes],
+        me=ui_actor(request).id,
+    )
+
+
+class TaskPageController(Controller):
+    path = "/cms/workflow/instances/{instance_id:str}/tasks/{task_id:str}"
+    include_in_schema = False
+    guards = [page_requires("workflow.tasks")]
+
+    @get("/")
+    async def show(
+        self, request: Request[Any, Any, Any], instance_id: FromPath[str], task_id: FromPath[str]
+    ) -> Response[Any]:
+        task = await _task(request, instance_id, task_id)
+        return _render(request, task, values={}, errors={}, outcome=None)
+
+    @post("/", status_code=303)
+    async def complete(
+        self, request: Request[Any, Any, Any], instance_id: FromPath[str], task_id: FromPath[str]
+    ) -> Response[Any]:
+        task = await _task(request, instance_id, task_id)
+        form = await request.form()
+        schema = (
+            find_schema(platform_of(request).registrations.forms, task.form) if task.form else None
+        )
+        values = submitted_values(schema, form) if schema else {}
+        outcome = str(form.get("outcome") or "") or None
+        errors: dict[str, str] = {}
+        if task.outcomes and outcome not in task.outcomes:
+            errors["__outcome__"] = "Escolha uma decisão."
+            outcome = None
+        if not errors:
+            try:
+                await tasks_of(request).complete(
+                    task.id, actor=ui_actor(request), outcome=outcome, data=values
+                )
+                return see_other("/cms/workflow/inbox?msg=completed")
+            except ValidationFailed as exc:
+                known = {f.id for f in schema.fields} if schema else set()
+                errors = errors_by_field(exc.errors, known)
+                if not errors:
+                    errors["__form__"] = "O formulário tem erros."
+        return _render(
+            request, task, values=values, errors=errors, outcome=outcome, status_code=422
+        )
