@@ -14,6 +14,8 @@ import click
 from contracts.errors import TramitaError
 from core import migrate
 from core.app import Platform
+from core.cli_audit import audit_group
+from core.cli_identity import token_group, user_group
 from core.logging import configure_logging
 from core.plugins import PluginHost
 from core.settings import load_settings
@@ -127,7 +129,8 @@ def demo_cmd() -> None:
     """Run one case of each installed process on the embedded defaults and summarise it."""
 
     async def _demo() -> None:
-        platform = await Platform.boot()
+        # A server role: the embedded delivery and timer tick run while the demo cases play.
+        platform = await Platform.boot(role="server")
         try:
             click.echo("Tramita demo")
             click.echo(f"  database: {platform.settings.database_url}")
@@ -170,7 +173,7 @@ def serve_cmd(host: str, port: int) -> None:
     from core.web import create_app
 
     async def _serve() -> None:
-        platform = await Platform.boot()
+        platform = await Platform.boot(role="server")
         config = uvicorn.Config(create_app(platform), host=host, port=port, log_config=None)
         await uvicorn.Server(config).serve()
 
@@ -184,3 +187,8 @@ def serve_cmd(host: str, port: int) -> None:
 def run_cmd(ctx: click.Context, host: str, port: int) -> None:
     """Everything in one process on the embedded defaults (API, delivery, workers, ticks)."""
     ctx.invoke(serve_cmd, host=host, port=port)
+
+
+main.add_command(audit_group)
+main.add_command(user_group)
+main.add_command(token_group)

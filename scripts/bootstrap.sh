@@ -19,3 +19,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   fi
   echo "$want" > "$stamp"
 fi
+# axe-core for the browser accessibility scans (tests/e2e/ui), when npm is available.
+if [ -f package-lock.json ] && [ ! -d node_modules/axe-core ] && command -v npm >/dev/null 2>&1; then
+  npm ci --no-audit --no-fund --silent
+fi

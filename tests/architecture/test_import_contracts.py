@@ -28,7 +28,7 @@ def _lint(cwd: Path) -> subprocess.CompletedProcess[str]:
     # The copy must be what is analysed: put it first on the path, ahead of the installed tree.
     env = dict(os.environ, PYTHONPATH=str(cwd))
     return subprocess.run(
-        [str(LINT), "--config", "importlinter.ini", "--no-cache"],
+        [str(LINT), "importlinter.ini", "--no-cache"],
         cwd=cwd,
         env=env,
         capture_output=True,
