@@ -270,6 +270,30 @@ class SqlUnitOfWork:
             )
         )
 
+    async def append_history_rows(self, instance_id: str, records: list[HistoryRecord]) -> None:
+        """All history rows of one applied event, in one statement."""
+        if not records:
+            return
+        await self.conn.execute(
+            t.history.insert().values(
+                [
+                    {
+                        "id": str(self._ids.new_id()),
+                        "instance_id": instance_id,
+                        "seq": r.seq,
+                        "at": r.at,
+                        "event": r.event,
+                        "from_node": r.from_node,
+                        "to_node": r.to_node,
+                        "actor_kind": r.actor.kind if r.actor else None,
+                        "actor_id": r.actor.id if r.actor else None,
+                        "data": r.data,
+                    }
+                    for r in records
+                ]
+            )
+        )
+
     async def history(self, instance_id: str) -> list[HistoryRecord]:
         rows = await self.conn.execute(
             sa.select(t.history)

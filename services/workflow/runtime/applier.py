@@ -44,6 +44,9 @@ from services.workflow.runtime.ports import (
 )
 from services.workflow.runtime.state import TERMINAL, InstanceState
 
+HISTORY_STRIDE = 1000
+"""History numbers of the event that brings an instance to version v are v*1000, v*1000+1..."""
+
 
 def encode_event(event: Event) -> dict[str, Any]:
     """The event as JSON-ready data (what history keeps for replay)."""
@@ -96,11 +99,10 @@ class Applier:
         now: datetime,
     ) -> InstanceRecord:
         state = decision.new_state
-        seq = await uow.last_history_seq(record.id)
-        seq += 1
-        await uow.append_history(
-            record.id,
-            seq,
+        # History rows of this event are numbered from the new state version: each applied
+        # event bumps it by exactly one, so no read of the last number is needed.
+        seq = state.version * HISTORY_STRIDE
+        history = [
             HistoryRecord(
                 seq=seq,
                 at=now,
@@ -109,14 +111,12 @@ class Applier:
                 to_node=None,
                 actor=actor,
                 data={"event": encode_event(event), "state_version": state.version},
-            ),
-        )
+            )
+        ]
         for effect in decision.effects:
             if isinstance(effect, Transitioned):
                 seq += 1
-                await uow.append_history(
-                    record.id,
-                    seq,
+                history.append(
                     HistoryRecord(
                         seq=seq,
                         at=now,
@@ -125,7 +125,7 @@ class Applier:
                         to_node=effect.to_node,
                         actor=actor,
                         data={"token": effect.token_id},
-                    ),
+                    )
                 )
                 await self._announce(uow, record, model, state, effect, now)
             elif isinstance(effect, ScheduleStep):
@@ -216,6 +216,7 @@ class Applier:
                 await uow.cancel_open_step_runs(record.id, None)
                 await uow.cancel_open_tasks(record.id, None, now)
                 await uow.cancel_timers(record.id, None, None, None, None)
+        await uow.append_history_rows(record.id, history)
         updated = msgspec.structs.replace(
             record,
             status=public_status(state),
