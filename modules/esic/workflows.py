@@ -101,6 +101,7 @@ def _sector_nodes(sector: str) -> list[dict[str, Any]]:
             timers=_expiry(20),
             public={"label": "Em análise"},
             outcomes={"answer": "notify_answered", "extend": f"notify_extended_{sector}"},
+            outcome_requires={"answer": ["answer"], "extend": ["extension_reason"]},
         ),
         _notify(
             f"notify_extended_{sector}",
@@ -240,6 +241,7 @@ MANIFESTACAO: dict[str, Any] = {
             "timers": [{"id": "deadline", "duration": "P30D", "next": "notify_expired"}],
             "public": {"label": "Em análise"},
             "outcomes": {"answer": "notify_answered", "extend": "notify_extended"},
+            "outcome_requires": {"answer": ["answer"], "extend": ["extension_reason"]},
         },
         _notify("notify_extended", "ouvidoria.notify", "ouvidoria.extended", "case_id", "extended"),
         {

@@ -304,6 +304,25 @@ def _check_task(
             "unknown_form",
             f"Node `{nid}` uses form `{node.form}`, which is not registered.",
         )
+    for outcome, fields in node.outcome_requires.items():
+        if outcome not in (node.outcomes or {}):
+            out.at(
+                i,
+                nid,
+                f"outcome_requires.{outcome}",
+                "unknown_outcome",
+                f"Node `{nid}` requires data for outcome `{outcome}`, which it does not have.",
+            )
+        for field in fields:
+            if field not in node.produces:
+                out.at(
+                    i,
+                    nid,
+                    f"outcome_requires.{outcome}",
+                    "undeclared_key",
+                    f"Node `{nid}` requires `{field}` for outcome `{outcome}` but does not "
+                    "declare it in `produces`.",
+                )
     humans = {n.id for n in defn.nodes if isinstance(n, HUMAN_TYPES)}
     for k, other in enumerate(node.policy.exclude_completers_of):
         if other not in humans:

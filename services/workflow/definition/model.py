@@ -136,6 +136,8 @@ class ApprovalNode(_NodeBase, tag="approval", frozen=True, kw_only=True):
     policy: Policy = DEFAULT_POLICY
     timers: tuple[BoundaryTimer, ...] = ()
     outcomes: dict[Identifier, str]
+    outcome_requires: dict[Identifier, tuple[ContextKey, ...]] = {}
+    """Data a person must give when choosing an outcome (a justification for an extension)."""
 
 
 class UserTaskNode(_NodeBase, tag="user_task", frozen=True, kw_only=True):
@@ -145,6 +147,8 @@ class UserTaskNode(_NodeBase, tag="user_task", frozen=True, kw_only=True):
     timers: tuple[BoundaryTimer, ...] = ()
     next: str | None = None
     outcomes: dict[Identifier, str] | None = None
+    outcome_requires: dict[Identifier, tuple[ContextKey, ...]] = {}
+    """Data a person must give when choosing an outcome (a justification for an extension)."""
 
 
 class ManualTaskNode(_NodeBase, tag="manual_task", frozen=True, kw_only=True):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from contracts.errors import Forbidden
+from contracts.errors import FieldError, Forbidden, ValidationFailed
 from services.workflow.definition.model import (
     HUMAN_TYPES,
     ApprovalNode,
@@ -47,6 +47,8 @@ def _complete_human(
     elif outcome is not None:
         refuse("unknown_outcome", state, event, outcome=outcome, **ids)
     check_keys(data, node.produces, "data", node.id, required=False)
+    if isinstance(node, ApprovalNode | UserTaskNode) and outcome is not None:
+        _outcome_requirements(node, outcome, data)
     _separation_of_duties(run, node, token, actor)
     if isinstance(node, ApprovalNode | UserTaskNode) and node.policy.quorum is not None:
         assert outcome is not None
@@ -60,6 +62,31 @@ def _complete_human(
     assert isinstance(target, str)
     cause = f"task_completed:{outcome}" if outcome else "task_completed"
     run.move(token, target, cause)
+
+
+def _outcome_requirements(
+    node: ApprovalNode | UserTaskNode, outcome: str, data: Mapping[str, Any]
+) -> None:
+    """Some outcomes need data (an extension needs its justification): refuse without it."""
+    missing = [
+        key
+        for key in node.outcome_requires.get(outcome, ())
+        if data.get(key) is None or (isinstance(data.get(key), str) and not data[key].strip())
+    ]
+    if missing:
+        raise ValidationFailed(
+            f"Outcome {outcome} of node {node.id} needs more data",
+            errors=[
+                FieldError(
+                    path=f"data.{key}",
+                    code="required_for_outcome",
+                    message=f"`{key}` is required when the outcome is `{outcome}`.",
+                )
+                for key in missing
+            ],
+            node_id=node.id,
+            outcome=outcome,
+        )
 
 
 def _separation_of_duties(run: Run, node: HumanNode, token: Token, actor: str | None) -> None:

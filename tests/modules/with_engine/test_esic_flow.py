@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
+from contracts.errors import ValidationFailed
 from core.app import Platform
 from core.clock import FixedClock
 from modules.esic.demo import ANALYST, AUTHORITY, MINISTER, OMBUDSMAN, ensure_staff
@@ -191,10 +194,25 @@ async def test_module_status_matches_the_instance_after_every_step(
         assert await status(booted, rec) == legal[-1]
 
     await consistent()
-    await work(service, rec, "analysis_saude", ANALYST, outcome="extend", data={})
+    await work(
+        service, rec, "analysis_saude", ANALYST, outcome="extend", data={"extension_reason": "x"}
+    )
     await consistent()
     await work(service, rec, "extended_saude", ANALYST, data={"answer": "42"})
     await consistent()
     await requests.appeal(rec.id, text="incompleto")
     await service.delivery.drain()
     await consistent()
+
+
+async def test_an_extension_without_a_justification_is_refused(
+    booted: Platform, service: WorkflowService
+) -> None:
+    rec = await received(booted, service)
+    with pytest.raises(ValidationFailed) as refused:
+        await work(service, rec, "analysis_saude", ANALYST, outcome="extend", data={})
+    assert [e.code for e in refused.value.errors] == ["required_for_outcome"]
+    assert [e.path for e in refused.value.errors] == ["data.extension_reason"]
+    assert rec.instance_id is not None
+    view = await service.engine.status(rec.instance_id)
+    assert view.current_nodes == ("analysis_saude",)
