@@ -54,6 +54,7 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     # The API reads through a port; only the composition root may hand it an SQL adapter.
     platform.extras[READS_KEY] = SqlApiReads(platform.database)
     platform.extras[INBOX_KEY] = service.inbox
+    platform.extras["workflow.tasks"] = service.tasks  # api.human_deps.TASKS_KEY
     return service.engine
 
 

@@ -11,8 +11,11 @@ from typing import Any
 
 from litestar import Router
 
+from services.workflow.api.forms import FormController
 from services.workflow.api.instances import InstanceController, MessageController
+from services.workflow.api.migrations import MigrationController, RepairController
 from services.workflow.api.operations import AuditController, DeadLetterController
+from services.workflow.api.task_actions import TaskInboxController
 from services.workflow.api.tasks import InstanceTaskController, TaskController
 from services.workflow.api.workflows import WorkflowController
 from services.workflow.public.routes import public_router
@@ -30,8 +33,12 @@ def api_router() -> Router:
             MessageController,
             InstanceTaskController,
             TaskController,
+            TaskInboxController,
+            FormController,
             DeadLetterController,
             AuditController,
+            MigrationController,
+            RepairController,
         ],
         request_max_body_size=API_MAX_BODY,
     )

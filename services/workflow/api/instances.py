@@ -24,7 +24,9 @@ from services.workflow.api.schemas import (
 )
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, expires_at, sign_link
 
-Text = Annotated[str | None, Parameter(max_length=200)]
+NO_NUL = r"^[^\x00]*$"
+"""PostgreSQL text cannot hold NUL: such input is a 400 here, not a database error later."""
+Text = Annotated[str | None, Parameter(max_length=200, pattern=NO_NUL)]
 
 
 class InstanceController(Controller):
@@ -52,7 +54,7 @@ class InstanceController(Controller):
         self,
         request: Request[Any, Any, Any],
         definition: Text = None,
-        status: Annotated[str | None, Parameter(max_length=20)] = None,
+        status: Annotated[str | None, Parameter(max_length=20, pattern=NO_NUL)] = None,
         subject_type: Text = None,
         subject_id: Text = None,
         protocol: Text = None,
@@ -184,6 +186,15 @@ async def _searchable_fields(
     errors: list[FieldError] = []
     for index, item in enumerate(raw):
         key, sep, value = item.partition(":")
+        if "\x00" in item:
+            errors.append(
+                FieldError(
+                    path=f"field[{index}]",
+                    code="invalid_character",
+                    message="A filter value cannot contain a NUL character.",
+                )
+            )
+            continue
         if not sep or key not in allowed:
             errors.append(
                 FieldError(

@@ -1,0 +1,47 @@
+"""How API controllers reach the human-work service: the task service and the inbox.
+
+Both are what the composition root (``services.workflow.plugin``) puts in ``platform.extras``:
+the API never imports the composition root, which would pull SQLAlchemy in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from litestar.connection import ASGIConnection
+
+from contracts.errors import ServiceUnavailable
+from services.workflow.api.deps import platform_of
+from services.workflow.runtime.human import TaskService
+from services.workflow.runtime.inbox import Inbox
+
+INBOX_KEY = "workflow.inbox"
+"""The same key as ``services.workflow.ui.deps.INBOX_KEY`` (the pages read the same inbox)."""
+TASKS_KEY = "workflow.tasks"
+
+
+def tasks_of(connection: ASGIConnection[Any, Any, Any, Any]) -> TaskService:
+    tasks: TaskService | None = platform_of(connection).extras.get(TASKS_KEY)
+    if tasks is None:
+        raise ServiceUnavailable("the task service is not wired", port=TASKS_KEY)
+    return tasks
+
+
+def inbox_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Inbox:
+    inbox: Inbox | None = platform_of(connection).extras.get(INBOX_KEY)
+    if inbox is None:
+        raise ServiceUnavailable("the inbox is not wired", port=INBOX_KEY)
+    return inbox
+
+
+def idempotency_key_of(connection: ASGIConnection[Any, Any, Any, Any]) -> str | None:
+    """The request's ``Idempotency-Key``, handed to task actions as their own key so a retry
+    that outlives the HTTP layer's stored answer still does the work once.
+
+    Hashed: the header may hold 200 characters and bulk actions derive one key per task by
+    appending its id, which must still fit the task-action key column (200)."""
+    raw = connection.headers.get("idempotency-key")
+    if not raw:
+        return None
+    return "http:" + hashlib.sha256(raw.encode()).hexdigest()

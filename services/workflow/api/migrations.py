@@ -1,0 +1,132 @@
+"""Operators' explicit moves of instances: migration between versions (dry run or real) and
+repair of one token, both guarded by ``workflow.operate`` and audited by the migrator.
+
+The migrator is what the composition root puts in ``platform.extras[MIGRATOR_KEY]`` (with its
+SQL queries); until it does, the API builds one on the engine with :class:`UowMigrationQueries`,
+which needs nothing beyond the unit-of-work contract.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+import msgspec
+from litestar import Controller, Request, post
+from litestar.connection import ASGIConnection
+from litestar.params import FromPath, JSONBody, Parameter
+from msgspec import Meta
+
+from contracts.errors import ServiceUnavailable
+from contracts.workflow.types import InstanceView
+from core.auth import actor_of, requires
+from services.workflow.api.deps import engine_of, platform_of
+from services.workflow.runtime.migration import Migrator
+from services.workflow.runtime.migration_plan import MigrationReport, MigrationRequest
+from services.workflow.runtime.ports import UnitOfWork
+
+MIGRATOR_KEY = "workflow.migrator"
+MAX_INSTANCES = 500
+NO_NUL = r"^[^\x00]+$"
+"""PostgreSQL text cannot hold NUL: refused as bad input (400) rather than failing in SQL."""
+NodeId = Annotated[str, Meta(min_length=1, max_length=100, pattern=NO_NUL)]
+Number = Annotated[int, Meta(ge=1, le=2**31 - 1)]
+Reason = Annotated[str, Meta(min_length=1, max_length=2000, pattern=r"^[^\x00]*[^\x00\s][^\x00]*$")]
+
+
+class MigrationBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Move the named instances; a dry run (the default) changes nothing. ``expected_versions``
+    (instance id -> the ``row_version`` a dry run reported) refuses instances that moved since."""
+
+    from_version: Number
+    to_version: Number
+    instance_ids: Annotated[list[UUID], Meta(min_length=1, max_length=MAX_INSTANCES)]
+    mapping: dict[NodeId, NodeId] = {}
+    dry_run: bool = True
+    expected_versions: dict[UUID, Annotated[int, Meta(ge=0)]] | None = None
+    reason: Reason | None = None
+
+
+class RepairBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    token_id: NodeId
+    to_node: NodeId
+    reason: Reason
+    expected_version: Annotated[int, Meta(ge=0)] | None = None
+
+
+class UowMigrationQueries:
+    """``MigrationQueries`` over the unit-of-work contract only (no SQL in the API)."""
+
+    async def in_flight_on(self, uow: UnitOfWork, version_id: str) -> list[str]:
+        raise ServiceUnavailable(
+            "listing candidates needs the composition root's migrator", port=MIGRATOR_KEY
+        )
+
+    async def open_dead_letters(
+        self, uow: UnitOfWork, instance_id: str, token_id: str
+    ) -> list[str]:
+        letters = await uow.list_dead_letters("open")
+        return [
+            str(d["id"])
+            for d in letters
+            if d.get("instance_id") == instance_id and d.get("token_id") == token_id
+        ]
+
+
+def migrator_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Migrator:
+    found: Migrator | None = platform_of(connection).extras.get(MIGRATOR_KEY)
+    return found or Migrator(engine_of(connection), UowMigrationQueries())
+
+
+class MigrationController(Controller):
+    path = "/api/v1/workflows/{key:str}/migrations"
+    tags = ["operations"]
+    security = [{"bearer": []}]
+
+    @post("/", guards=[requires("workflow.operate")], status_code=200)
+    async def migrate(
+        self,
+        request: Request[Any, Any, Any],
+        key: FromPath[Annotated[str, Parameter(min_length=1, max_length=100, pattern=NO_NUL)]],
+        data: JSONBody[MigrationBody],
+    ) -> MigrationReport:
+        """The per-instance plan (dry run) or result; each instance in its own transaction."""
+        migrator = migrator_of(request)
+        migration = MigrationRequest(
+            definition_key=key,
+            from_version=data.from_version,
+            to_version=data.to_version,
+            mapping=dict(data.mapping),
+            instance_ids=tuple(str(i) for i in data.instance_ids),
+        )
+        if data.dry_run:
+            return await migrator.plan(migration)
+        return await migrator.migrate(
+            migration,
+            actor=actor_of(request),
+            reason=data.reason,
+            expected_versions={str(k): v for k, v in (data.expected_versions or {}).items()},
+        )
+
+
+class RepairController(Controller):
+    path = "/api/v1/instances/{instance_id:uuid}/repair"
+    tags = ["operations"]
+    security = [{"bearer": []}]
+
+    @post("/", guards=[requires("workflow.operate")], status_code=200)
+    async def repair(
+        self,
+        request: Request[Any, Any, Any],
+        instance_id: FromPath[UUID],
+        data: JSONBody[RepairBody],
+    ) -> InstanceView:
+        """Move one token to another node of the same version; the reason goes to the audit."""
+        return await migrator_of(request).repair(
+            str(instance_id),
+            token_id=data.token_id,
+            to_node=data.to_node,
+            reason=data.reason,
+            actor=actor_of(request),
+            expected_version=data.expected_version,
+        )

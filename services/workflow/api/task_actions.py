@@ -1,0 +1,181 @@
+"""The task inbox (every filter, keyset pages) and the actions beyond claim/complete: release,
+forward to a person or a queue, and bulk claim/reassign/abandon with a result per task.
+
+Each action is one ``TaskService`` call (its own unit of work, authorised by queue membership
+and separation of duties, audited) with the caller as actor and the request's
+``Idempotency-Key`` as the action's key; the HTTP layer stores and replays the answer too.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+import msgspec
+from litestar import Controller, Request, get, post
+from litestar.params import FromPath, FromQuery, JSONBody, Parameter, QueryParameter
+from msgspec import Meta
+
+from contracts.errors import BadRequest, FieldError, Forbidden
+from contracts.workflow.types import TaskStatus, TaskView
+from core.auth import actor_of, requires
+from services.workflow.api.deps import platform_of
+from services.workflow.api.human_deps import idempotency_key_of, inbox_of, tasks_of
+from services.workflow.api.ports import MAX_PAGE
+from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION, BulkItem
+from services.workflow.runtime.inbox import InboxPage, InboxQuery, SortKey
+
+NO_NUL = r"^[^\x00]*$"
+"""PostgreSQL text cannot hold NUL: refused as bad input (400) rather than failing in SQL."""
+Text = Annotated[str | None, Parameter(max_length=100, pattern=NO_NUL)]
+Priority = Annotated[int | None, Parameter(ge=-(2**31) + 1, le=2**31 - 1)]
+Target = Annotated[str, Meta(min_length=1, max_length=100, pattern=NO_NUL)]
+MAX_BULK = 100
+
+
+class ForwardBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Exactly one target: a person (the task becomes theirs) or a queue (it is ready there)."""
+
+    to_user: Target | None = None
+    to_queue: Target | None = None
+
+
+class BulkBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    action: Literal["claim", "reassign", "abandon"]
+    task_ids: Annotated[list[UUID], Meta(min_length=1, max_length=MAX_BULK)]
+    to_user: Target | None = None
+    to_queue: Target | None = None
+
+
+class BulkResult(msgspec.Struct, frozen=True, kw_only=True):
+    """One entry per distinct task, in request order; ``ok`` false carries the problem."""
+
+    items: list[BulkItem]
+
+
+def _utc(name: str, value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        raise BadRequest(
+            "dates need a time zone",
+            errors=[FieldError(path=name, code="naive_datetime", message="Add a UTC offset.")],
+        )
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise BadRequest(
+            "date out of range",
+            errors=[FieldError(path=name, code="out_of_range", message="Use a real date.")],
+        ) from None
+
+
+def _one_target(to_user: str | None, to_queue: str | None) -> None:
+    if (to_user is None) == (to_queue is None):
+        raise BadRequest("give exactly one of to_user and to_queue")
+
+
+class TaskInboxController(Controller):
+    path = "/api/v1/tasks"
+    tags = ["tasks"]
+    security = [{"bearer": []}]
+
+    @get("/", guards=[requires("workflow.tasks")])
+    async def inbox(
+        self,
+        request: Request[Any, Any, Any],
+        queue: Text = None,
+        assignee: Annotated[
+            str | None,
+            Parameter(max_length=100, pattern=NO_NUL, description="a user id, or `me`"),
+        ] = None,
+        unassigned: FromQuery[bool] = False,
+        status: Annotated[
+            list[TaskStatus] | None, Parameter(description="default: ready and claimed")
+        ] = None,
+        name: Text = None,
+        instance_id: FromQuery[UUID | None] = None,
+        priority_min: Priority = None,
+        priority_max: Priority = None,
+        due_from: FromQuery[datetime | None] = None,
+        due_to: FromQuery[datetime | None] = None,
+        created_from: FromQuery[datetime | None] = None,
+        created_to: FromQuery[datetime | None] = None,
+        reach: Annotated[
+            Literal["visible", "all"],
+            QueryParameter(name="scope", description="`all` (every queue) needs `workflow.admin`"),
+        ] = "visible",
+        sort: FromQuery[SortKey] = "due_at",
+        limit: Annotated[int, Parameter(ge=1, le=MAX_PAGE)] = 50,
+        cursor: Annotated[str | None, Parameter(max_length=1000, pattern=NO_NUL)] = None,
+    ) -> InboxPage:
+        """The caller's inbox (their queues' tasks and theirs), newest page by ``cursor``."""
+        actor = actor_of(request)
+        if reach == "all":
+            granted = await platform_of(request).permissions.of(actor.id)
+            if SUPERVISOR_PERMISSION not in granted:
+                raise Forbidden(
+                    "listing every queue needs the supervisor permission",
+                    permission=SUPERVISOR_PERMISSION,
+                )
+        query = InboxQuery(
+            queue=queue,
+            assignee=actor.id if assignee == "me" else assignee,
+            unassigned=unassigned,
+            status=tuple(dict.fromkeys(status)) if status else ("ready", "claimed"),
+            name=name or None,
+            instance_id=None if instance_id is None else str(instance_id),
+            priority_min=priority_min,
+            priority_max=priority_max,
+            due_from=_utc("due_from", due_from),
+            due_to=_utc("due_to", due_to),
+            created_from=_utc("created_from", created_from),
+            created_to=_utc("created_to", created_to),
+            visible_to=actor.id if reach == "visible" else None,
+            sort=sort,
+            limit=limit,
+            cursor=cursor or None,
+        )
+        return await inbox_of(request).page(query)
+
+    @post("/{task_id:uuid}/release", guards=[requires("workflow.tasks")], status_code=200)
+    async def release(self, request: Request[Any, Any, Any], task_id: FromPath[UUID]) -> TaskView:
+        """Give a claimed task back to its queue (another holder's needs a supervisor)."""
+        return await tasks_of(request).release(
+            str(task_id), actor=actor_of(request), idempotency_key=idempotency_key_of(request)
+        )
+
+    @post("/{task_id:uuid}/forward", guards=[requires("workflow.tasks")], status_code=200)
+    async def forward(
+        self,
+        request: Request[Any, Any, Any],
+        task_id: FromPath[UUID],
+        data: JSONBody[ForwardBody],
+    ) -> TaskView:
+        _one_target(data.to_user, data.to_queue)
+        return await tasks_of(request).forward(
+            str(task_id),
+            actor=actor_of(request),
+            to_user=data.to_user,
+            to_queue=data.to_queue,
+            idempotency_key=idempotency_key_of(request),
+        )
+
+    @post("/bulk", guards=[requires("workflow.tasks")], status_code=200)
+    async def bulk(self, request: Request[Any, Any, Any], data: JSONBody[BulkBody]) -> BulkResult:
+        """Each task in its own transaction: one refusal never undoes the others."""
+        tasks, actor, key = tasks_of(request), actor_of(request), idempotency_key_of(request)
+        ids = [str(i) for i in data.task_ids]
+        if data.action == "reassign":
+            _one_target(data.to_user, data.to_queue)
+            items = await tasks.bulk_reassign(
+                ids, actor=actor, to_user=data.to_user, to_queue=data.to_queue, idempotency_key=key
+            )
+        elif data.to_user is not None or data.to_queue is not None:
+            raise BadRequest("only reassign takes a target", action=data.action)
+        elif data.action == "claim":
+            items = await tasks.bulk_claim(ids, actor=actor, idempotency_key=key)
+        else:
+            items = await tasks.bulk_abandon(ids, actor=actor, idempotency_key=key)
+        return BulkResult(items=items)
