@@ -101,7 +101,7 @@ async def run_relay(service: WorkflowService, config: WorkflowConfig, stop: asyn
             try:
                 while await relay.pump() == relay.batch:
                     pass
-            except (redis.exceptions.ConnectionError, OSError) as exc:
+            except (redis.exceptions.RedisError, OSError) as exc:
                 log.warning("relay_broker_unavailable", error_type=type(exc).__name__)
                 await asyncio.sleep(RECONNECT_S)
                 continue
@@ -192,7 +192,7 @@ async def run_workers(
                 for task in done:
                     if task is not stopper and task.exception() is not None:
                         raise task.exception()  # type: ignore[misc]
-            except (redis.exceptions.ConnectionError, OSError) as exc:
+            except (redis.exceptions.RedisError, OSError) as exc:
                 log.warning("worker_broker_unavailable", error_type=type(exc).__name__)
                 await asyncio.sleep(RECONNECT_S)
             finally:
