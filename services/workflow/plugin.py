@@ -55,7 +55,25 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     platform.extras[READS_KEY] = SqlApiReads(platform.database)
     platform.extras[INBOX_KEY] = service.inbox
     platform.extras["workflow.tasks"] = service.tasks  # api.human_deps.TASKS_KEY
+    redis_url = platform.settings.redis_url
+    if redis_url:
+        platform.extras.setdefault("health_checks", {})["broker"] = _broker_probe(redis_url)
     return service.engine
+
+
+def _broker_probe(redis_url: str) -> Any:
+    """``/health`` pings the broker the relay and workers depend on."""
+
+    async def probe() -> None:
+        import redis.asyncio
+
+        client = redis.asyncio.Redis.from_url(redis_url, socket_connect_timeout=2)
+        try:
+            await client.ping()
+        finally:
+            await client.aclose()
+
+    return probe
 
 
 @hookimpl

@@ -96,6 +96,9 @@ async def test_a_flow_runs_through_the_deployed_processes(
             base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=10
         ) as client:
             await _wait_http(client, fleet)
+            health = (await client.get("/health")).json()
+            expected = {"database": "ok", "broker": "ok"} if redis else {"database": "ok"}
+            assert health["checks"] == expected
             created = await client.post(
                 "/api/v1/instances",
                 json={"definition_key": "durable.order", "context": {"amount": 5, "item": "pen"}},
