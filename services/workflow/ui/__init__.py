@@ -13,6 +13,7 @@ from typing import Any
 from litestar import Router
 from litestar.static_files import create_static_files_router
 
+from services.workflow.ui.definitions import DefinitionPagesController
 from services.workflow.ui.inbox import InboxController, TaskActionController
 from services.workflow.ui.instances import InstancePageController
 from services.workflow.ui.operations import OperationsController
@@ -39,6 +40,7 @@ def ui_router() -> Router:
             TaskPageController,
             InstancePageController,
             OperationsController,
+            DefinitionPagesController,
         ],
         middleware=[LazyCsrfMiddleware],
         exception_handlers=PAGE_ERRORS,

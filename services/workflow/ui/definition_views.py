@@ -1,0 +1,241 @@
+"""Definitions as text a person can read: swimlanes, per-node errors, node-by-node comparison.
+
+These work on the definition *dict* (the stored canonical JSON or an uploaded file), not on the
+parsed Structs, because an upload that fails validation must still be shown node by node with
+its errors beside the offending node. The ordered list per swimlane is the accessible
+equivalent of a diagram, so every fact a diagram would draw (type, queue, form, handler,
+conditions, timers, transitions) is spelled out here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import msgspec
+
+from contracts.errors import FieldError
+from services.workflow.definition.compiler import WORKER_QUEUES
+
+HUMAN: Final = frozenset({"approval", "user_task", "manual_task"})
+DEFAULT_WORKER_QUEUE: Final[Mapping[str, str]] = {
+    str(cls.__struct_config__.tag): queue for cls, queue in WORKER_QUEUES.items()
+}
+"""The engine's default worker queue per node type (the compiler's table, keyed by tag)."""
+
+INLINE_LANE: Final = "(motor — em linha)"
+"""Start, gateways and end run inline in the engine: no queue, one lane of their own."""
+
+_NODE_PATH = re.compile(r"nodes\[(\d+)\](?: \(([A-Za-z0-9_.-]+)\))?")
+COMPARED: Final = (
+    "type",
+    "name",
+    "queue",
+    "form",
+    "handler",
+    "next",
+    "outcomes",
+    "branches",
+    "default",
+    "timers",
+    "rules",
+    "duration",
+    "business_days",
+    "until",
+    "policy",
+    "consumes",
+    "produces",
+    "requires",
+    "public",
+    "failure",
+    "result",
+    "template",
+    "compensation",
+    "outcome_requires",
+    "table",
+)
+
+
+class NodeView(msgspec.Struct, frozen=True, kw_only=True):
+    position: int
+    id: str
+    name: str | None
+    type: str
+    lane: str
+    queue_kind: str
+    form: str | None
+    handler: str | None
+    transitions: list[tuple[str, str]]
+    conditions: list[str]
+    timers: list[str]
+    errors: list[FieldError]
+
+
+class Lane(msgspec.Struct, frozen=True, kw_only=True):
+    title: str
+    kind: str
+    nodes: list[NodeView]
+
+
+class NodeChange(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    change: str
+    fields: list[str]
+
+
+def _nodes(definition: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    nodes = definition.get("nodes")
+    if not isinstance(nodes, list):
+        return []
+    return [n for n in nodes if isinstance(n, Mapping)]
+
+
+def _lane(node: Mapping[str, Any]) -> tuple[str, str]:
+    kind = str(node.get("type"))
+    queue = node.get("queue")
+    if kind in HUMAN:
+        return str(queue or "—"), "fila de pessoas"
+    if kind in DEFAULT_WORKER_QUEUE:
+        return str(queue or DEFAULT_WORKER_QUEUE[kind]), "fila de trabalho automático"
+    return INLINE_LANE, "em linha"
+
+
+def _transitions(node: Mapping[str, Any]) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    nxt = node.get("next")
+    if isinstance(nxt, str):
+        found.append(("segue para", nxt))
+    elif isinstance(nxt, list):
+        found.extend(("ramo paralelo para", str(t)) for t in nxt)
+    outcomes = node.get("outcomes")
+    if isinstance(outcomes, Mapping):
+        found.extend((f"resultado «{k}» para", str(v)) for k, v in outcomes.items())
+    for i, branch in enumerate(node.get("branches") or ()):
+        if isinstance(branch, Mapping):
+            found.append((f"condição {i + 1} para", str(branch.get("next"))))
+    if node.get("default"):
+        found.append(("caso contrário para", str(node["default"])))
+    for timer in _timers_of(node):
+        if timer.get("next"):
+            found.append((f"prazo «{timer.get('id')}» para", str(timer["next"])))
+    return found
+
+
+def _timers_of(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [t for t in node.get("timers") or () if isinstance(t, Mapping)]
+
+
+def _timing(item: Mapping[str, Any]) -> str:
+    if item.get("business_days"):
+        return f"{item['business_days']} dia(s) útil(eis)"
+    if item.get("duration"):
+        return f"duração {item['duration']}"
+    if item.get("until"):
+        return f"até {item['until']}"
+    return "sem prazo definido"
+
+
+def _timers(node: Mapping[str, Any]) -> list[str]:
+    described = []
+    for timer in _timers_of(node):
+        text = f"{timer.get('id')}: {_timing(timer)}"
+        text += "" if timer.get("interrupting", True) else " (não interrompe)"
+        if timer.get("escalate_to"):
+            text += f", escala para {timer['escalate_to']}"
+        described.append(text)
+    if node.get("type") == "timer":
+        described.append(_timing(node))
+    return described
+
+
+def _conditions(node: Mapping[str, Any]) -> list[str]:
+    found = [
+        f"{b.get('when')} → {b.get('next')}"
+        for b in node.get("branches") or ()
+        if isinstance(b, Mapping)
+    ]
+    found.extend(
+        f"regra {r.get('id')}: {r.get('expr')}"
+        for r in node.get("rules") or ()
+        if isinstance(r, Mapping)
+    )
+    return found
+
+
+def node_errors(
+    definition: Mapping[str, Any], errors: Sequence[FieldError]
+) -> tuple[dict[str, list[FieldError]], list[FieldError]]:
+    """Errors keyed by node id (from ``nodes[3] (review).next``), and the rest (header, file).
+
+    BPMN errors read ``bpmn:userTask id="T" line 12 [nodes[3] (t).queue]``: the bracketed
+    JSON path inside still names the node, so they land beside it too.
+    """
+    ids = [str(n.get("id")) for n in _nodes(definition)]
+    by_node: dict[str, list[FieldError]] = {}
+    general: list[FieldError] = []
+    for error in errors:
+        match = _NODE_PATH.search(error.path)
+        node_id = None
+        if match is not None:
+            if match.group(2) in ids:
+                node_id = match.group(2)
+            elif int(match.group(1)) < len(ids):
+                node_id = ids[int(match.group(1))]
+        if node_id is None:
+            general.append(error)
+        else:
+            by_node.setdefault(node_id, []).append(error)
+    return by_node, general
+
+
+def swimlanes(
+    definition: Mapping[str, Any], errors: Mapping[str, list[FieldError]] | None = None
+) -> list[Lane]:
+    """Nodes grouped by queue, lanes in order of first appearance, nodes in definition order."""
+    lanes: dict[str, tuple[str, list[NodeView]]] = {}
+    for position, node in enumerate(_nodes(definition), start=1):
+        lane, kind = _lane(node)
+        node_id = str(node.get("id"))
+        view = NodeView(
+            position=position,
+            id=node_id,
+            name=node.get("name") if isinstance(node.get("name"), str) else None,
+            type=str(node.get("type")),
+            lane=lane,
+            queue_kind=kind,
+            form=_text(node.get("form")),
+            handler=_text(node.get("handler")),
+            transitions=_transitions(node),
+            conditions=_conditions(node),
+            timers=_timers(node),
+            errors=list((errors or {}).get(node_id, ())),
+        )
+        lanes.setdefault(lane, (kind, []))[1].append(view)
+    return [Lane(title=title, kind=kind, nodes=nodes) for title, (kind, nodes) in lanes.items()]
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[NodeChange]:
+    """Node by node: removed, added and changed (with the fields that differ), in new order."""
+    before = {str(n.get("id")): n for n in _nodes(old)}
+    after = {str(n.get("id")): n for n in _nodes(new)}
+    changes = [NodeChange(id=i, change="removed", fields=[]) for i in before if i not in after]
+    for node_id, node in after.items():
+        previous = before.get(node_id)
+        if previous is None:
+            changes.append(NodeChange(id=node_id, change="added", fields=[]))
+            continue
+        keys = sorted(set(previous) | set(node), key=_field_order)
+        differ = [k for k in keys if k != "id" and previous.get(k) != node.get(k)]
+        changes.append(
+            NodeChange(id=node_id, change="changed" if differ else "same", fields=differ)
+        )
+    return changes
+
+
+def _field_order(field: str) -> tuple[int, str]:
+    return (COMPARED.index(field) if field in COMPARED else len(COMPARED), field)
