@@ -24,11 +24,13 @@ from services.workflow.definition import KnownNames
 from services.workflow.definition.ports import BUILTIN_QUEUES
 from services.workflow.delivery.dispatch import Dispatcher
 from services.workflow.delivery.inprocess import InProcessDelivery
+from services.workflow.persistence.deadlines_repo import SqlDeadlineRepo
 from services.workflow.persistence.human_repo import SqlHumanRepo
 from services.workflow.persistence.inbox_repo import SqlInboxQuery
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 from services.workflow.rules import RuleEngine
 from services.workflow.runtime.applier import Applier
+from services.workflow.runtime.deadlines import DeadlineService
 from services.workflow.runtime.engine import Engine
 from services.workflow.runtime.executor import Executor
 from services.workflow.runtime.human import TaskService
@@ -71,6 +73,7 @@ class WorkflowService:
     tasks: TaskService
     inbox: Inbox
     catalog: Catalog
+    deadlines: DeadlineService
     config: WorkflowConfig = field(default_factory=WorkflowConfig)
     uow_factory: Callable[[], SqlUnitOfWork] | None = None
     dispatcher: Dispatcher | None = None
@@ -80,6 +83,7 @@ class WorkflowService:
         """Publish the definitions modules registered (unchanged ones are no-ops)."""
         regs = self.platform.registrations
         lines = await self.catalog.sync(regs.queues, regs.forms, actor=Actor.system("boot"))
+        await self.deadlines.publish_calendar(seal_spec(NATIONAL_CALENDAR), Actor.system("boot"))
         for definition in regs.workflows:
             version, created = await self.engine.publisher.publish(
                 dict(definition), actor=Actor.system("boot")
@@ -179,6 +183,12 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
     engine_applier.pin_form = pin_form
     catalog = Catalog(uow_factory=uow, store=human_store, clock=clock, ids=ids, expressions=rules)
     inbox = Inbox(SqlInboxQuery(platform.database), clock)
+
+    def deadline_store(unit: UnitOfWork) -> SqlDeadlineRepo:
+        assert isinstance(unit, SqlUnitOfWork)
+        return SqlDeadlineRepo(unit.conn)
+
+    deadlines = DeadlineService(uow_factory=uow, store=deadline_store, clock=clock)
     return WorkflowService(
         platform=platform,
         rules=rules,
@@ -188,6 +198,7 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         tasks=tasks,
         inbox=inbox,
         catalog=catalog,
+        deadlines=deadlines,
         config=config,
         uow_factory=uow,
         dispatcher=dispatcher,

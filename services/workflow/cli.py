@@ -18,6 +18,7 @@ from contracts.workflow.types import StartRequest, SubjectRef
 from core.app import Platform
 from core.cli import run_async
 from services.workflow.bootstrap import WorkflowService
+from services.workflow.cli_deadlines import COMMANDS as DEADLINE_COMMANDS
 from services.workflow.cli_migrate import COMMANDS as MIGRATION_COMMANDS
 from services.workflow.definition.bpmn import export_bpmn, import_bpmn
 from services.workflow.plugin import service_of
@@ -280,4 +281,11 @@ def tick_cmd(every: float | None) -> None:
     click.echo(f"{with_service(_tick)} timer(s) fired")
 
 
-COMMANDS = [workflow_group, instance_group, dlq_group, tick_cmd, *MIGRATION_COMMANDS]
+COMMANDS = [
+    workflow_group,
+    instance_group,
+    dlq_group,
+    tick_cmd,
+    *MIGRATION_COMMANDS,
+    *DEADLINE_COMMANDS,
+]

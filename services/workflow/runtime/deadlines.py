@@ -1,0 +1,517 @@
+"""Legal deadlines on instances: stored calendar versions, and start/extend/suspend/resume/
+recompute, each in one transaction with its audit entry and the bound timer moved.
+
+The counting is the pure ``services.workflow.calendar`` package; this service adds storage,
+locking and audit. A deadline row is its event log; the deadline is rebuilt by replaying that
+log on the stored calendar version, so what we act on is always what the law's rules give.
+
+A timer is *bound* to a deadline when its ``timer_id`` equals the deadline's name (a boundary
+timer on the task that answers the request, or a timer node). Moving the deadline moves that
+timer's ``due_at``. ``workflow_timers.due_at`` is NOT NULL and a suspended deadline has no due
+date, so suspension parks the timer in status ``suspended`` (keeping its last due date, which
+no tick reads: ticks select ``pending`` only) and resumption makes it ``pending`` again at the
+new due date — unless the timer's token has left the node meanwhile, in which case the timer
+is cancelled instead of being revived.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import date, datetime
+from typing import Any, Protocol
+
+import msgspec
+import structlog
+
+from contracts.errors import ConcurrentModification, Conflict, InvalidTransition, NotFound
+from contracts.kernel import Actor, AuditEntry, Clock
+from services.workflow.calendar import (
+    Calendar,
+    CalendarSpec,
+    DatedHoliday,
+    Deadline,
+    DeadlineAudit,
+    DeadlineEvent,
+    DeadlineRule,
+    extend,
+    is_overdue,
+    recompute,
+    remaining,
+    replay,
+    resume,
+    revise,
+    start_deadline,
+    suspend,
+    verify_spec,
+)
+from services.workflow.runtime.applier import state_from_json
+from services.workflow.runtime.ports import InstanceRecord, TimerRecord, UnitOfWork
+
+log = structlog.get_logger("tramita.workflow.deadlines")
+
+
+class DeadlineNotFound(NotFound):
+    problem_type = "deadline-not-found"
+    title = "Deadline not found"
+
+
+class DeadlineExists(Conflict):
+    problem_type = "deadline-exists"
+    title = "The instance already has a deadline with this name"
+
+
+class CalendarNotFound(NotFound):
+    problem_type = "calendar-not-found"
+    title = "Calendar not found"
+
+
+class CalendarVersionConflict(Conflict):
+    """A stored calendar version is immutable; versions follow each other without gaps."""
+
+    problem_type = "calendar-version-conflict"
+    title = "Calendar version conflict"
+
+
+class DeadlineRow(msgspec.Struct, frozen=True, kw_only=True):
+    """A ``workflow_deadlines`` row: the event log plus the cached result."""
+
+    instance_id: str
+    name: str
+    rule: DeadlineRule
+    calendar_key: str
+    calendar_version: int
+    calendar_checksum: str
+    started_at: datetime
+    due_at: datetime | None
+    status: str
+    events: tuple[DeadlineEvent, ...]
+    updated_at: datetime
+
+
+class DeadlineView(msgspec.Struct, frozen=True, kw_only=True):
+    """What callers see: the state, the calendar version used and the units left now."""
+
+    instance_id: str
+    name: str
+    rule: DeadlineRule
+    status: str
+    started_at: datetime
+    due_at: datetime | None
+    calendar_key: str
+    calendar_version: int
+    calendar_checksum: str
+    extensions_used: int
+    remaining_units: int
+    overdue: bool
+    events: tuple[DeadlineEvent, ...]
+
+
+class DeadlineStore(Protocol):
+    """Persistence of calendars and deadlines on one unit of work (``SqlDeadlineRepo``)."""
+
+    async def calendar(self, key: str, version: int) -> CalendarSpec | None: ...
+
+    async def latest_calendar(self, key: str) -> CalendarSpec | None: ...
+
+    async def add_calendar(self, spec: CalendarSpec, *, at: datetime, by: str) -> bool: ...
+
+    async def deadline(self, instance_id: str, name: str) -> DeadlineRow | None: ...
+
+    async def deadlines(self, instance_id: str) -> list[DeadlineRow]: ...
+
+    async def add_deadline(self, row: DeadlineRow) -> None: ...
+
+    async def update_deadline(self, row: DeadlineRow) -> None: ...
+
+    async def stale_on(self, calendar_key: str, version: int) -> list[tuple[str, str]]: ...
+
+    async def bound_timer(self, instance_id: str, timer_id: str) -> TimerRecord | None: ...
+
+    async def move_timer(self, timer: TimerRecord, *, status: str, due_at: datetime) -> None: ...
+
+
+Transition = Callable[[Deadline, Calendar, datetime], tuple[Deadline, DeadlineAudit]]
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+class DeadlineService:
+    """Calendars and deadlines, one transaction per call, every change audited."""
+
+    def __init__(
+        self,
+        *,
+        uow_factory: Callable[[], UnitOfWork],
+        store: Callable[[UnitOfWork], DeadlineStore],
+        clock: Clock,
+    ) -> None:
+        self._uow = uow_factory
+        self._store = store
+        self._clock = clock
+        # Versions are immutable, so a built calendar can be reused for the process lifetime.
+        self._calendars: dict[tuple[str, int, str], Calendar] = {}
+
+    # --- calendars ----------------------------------------------------------------------------
+
+    async def publish_calendar(self, spec: CalendarSpec, actor: Actor) -> bool:
+        """Store a sealed spec as a new version; False if this exact version is already stored.
+
+        A different spec under a stored version, or a gap in the numbering, is refused.
+        """
+        verify_spec(spec)
+        async with self._uow() as uow:
+            store = self._store(uow)
+            created = await self._add_version(uow, store, spec, actor)
+            if created:
+                await uow.audit(
+                    AuditEntry(
+                        action="workflow.calendar.published",
+                        object_type="workflow_calendar",
+                        object_id=spec.key,
+                        actor=actor,
+                        after={"version": spec.version, "checksum": spec.checksum},
+                    )
+                )
+            await uow.commit()
+        return created
+
+    async def _add_version(
+        self, uow: UnitOfWork, store: DeadlineStore, spec: CalendarSpec, actor: Actor
+    ) -> bool:
+        latest = await store.latest_calendar(spec.key)
+        top = 0 if latest is None else latest.version
+        if spec.version <= top:
+            stored = await store.calendar(spec.key, spec.version)
+            if stored is not None and stored.checksum == spec.checksum:
+                return False
+            raise CalendarVersionConflict(
+                "A stored calendar version cannot change.",
+                calendar_key=spec.key,
+                version=spec.version,
+            )
+        if spec.version != top + 1:
+            raise CalendarVersionConflict(
+                "Calendar versions follow each other.",
+                calendar_key=spec.key,
+                version=spec.version,
+                latest_version=top,
+            )
+        if not await store.add_calendar(spec, at=self._clock.now(), by=actor.id):
+            raise ConcurrentModification(
+                "Another process stored this calendar version.",
+                calendar_key=spec.key,
+                version=spec.version,
+            )
+        return True
+
+    async def revise_calendar(
+        self,
+        key: str,
+        *,
+        add_closed: Sequence[DatedHoliday] = (),
+        remove_closed: Sequence[date] = (),
+        reason: str,
+        actor: Actor,
+    ) -> CalendarSpec:
+        """Store the next version of calendar ``key`` with closures added/removed, audited."""
+        now = self._clock.now()
+        async with self._uow() as uow:
+            store = self._store(uow)
+            current = await store.latest_calendar(key)
+            if current is None:
+                raise CalendarNotFound(calendar_key=key)
+            spec, change = revise(
+                current,
+                add_closed=add_closed,
+                remove_closed=remove_closed,
+                reason=reason,
+                actor=actor.id,
+                at=now,
+            )
+            await self._add_version(uow, store, spec, actor)
+            await uow.audit(
+                AuditEntry(
+                    action="workflow.calendar.revised",
+                    object_type="workflow_calendar",
+                    object_id=key,
+                    actor=actor,
+                    before={"version": change.version_before, "checksum": change.checksum_before},
+                    after={
+                        "version": change.version_after,
+                        "checksum": change.checksum_after,
+                        "added": [item.on.isoformat() for item in change.added],
+                        "removed": [day.isoformat() for day in change.removed],
+                    },
+                    reason=change.reason,
+                )
+            )
+            await uow.commit()
+        return spec
+
+    async def calendar(self, key: str, version: int | None = None) -> CalendarSpec:
+        """A stored version (the latest if ``version`` is None)."""
+        async with self._uow() as uow:
+            store = self._store(uow)
+            spec = await (
+                store.latest_calendar(key) if version is None else store.calendar(key, version)
+            )
+        if spec is None:
+            raise CalendarNotFound(calendar_key=key, version=version)
+        return spec
+
+    def _build(self, spec: CalendarSpec) -> Calendar:
+        cache_key = (spec.key, spec.version, spec.checksum)
+        if cache_key not in self._calendars:
+            self._calendars[cache_key] = Calendar.from_spec(spec)
+        return self._calendars[cache_key]
+
+    async def _latest(self, store: DeadlineStore, key: str) -> Calendar:
+        spec = await store.latest_calendar(key)
+        if spec is None:
+            raise CalendarNotFound(calendar_key=key)
+        return self._build(spec)
+
+    # --- deadlines ----------------------------------------------------------------------------
+
+    async def start(
+        self, instance_id: str, name: str, rule: DeadlineRule, calendar_key: str, actor: Actor
+    ) -> DeadlineView:
+        """Start counting now on the latest version of the calendar; day zero is today."""
+        now = self._clock.now()
+        async with self._uow() as uow:
+            store = self._store(uow)
+            record = await self._lock(uow, instance_id, allow_ended=False)
+            if await store.deadline(instance_id, name) is not None:
+                raise DeadlineExists(instance_id=instance_id, deadline=name)
+            calendar = await self._latest(store, calendar_key)
+            deadline = start_deadline(rule, calendar, now)
+            row = self._row(instance_id, name, deadline, now)
+            await store.add_deadline(row)
+            await uow.audit(
+                AuditEntry(
+                    action="workflow.deadline.started",
+                    object_type="workflow_instance",
+                    object_id=instance_id,
+                    actor=actor,
+                    after={
+                        "deadline": name,
+                        "rule": msgspec.to_builtins(rule),
+                        "due_at": _iso(deadline.due),
+                        "calendar_key": calendar.key,
+                        "calendar_version": calendar.version,
+                    },
+                )
+            )
+            await self._bind(uow, store, record, name, deadline, now)
+            await uow.commit()
+        return self._view(instance_id, name, deadline, calendar, now)
+
+    async def extend(
+        self, instance_id: str, name: str, justification: str, actor: Actor
+    ) -> DeadlineView:
+        """Prorrogação: the rule's extension days, with a justification (audit reason only)."""
+
+        def step(deadline: Deadline, cal: Calendar, at: datetime) -> tuple[Deadline, DeadlineAudit]:
+            return extend(deadline, cal, justification=justification, actor=actor.id, at=at)
+
+        return await self._transition(instance_id, name, actor, step)
+
+    async def suspend(self, instance_id: str, name: str, reason: str, actor: Actor) -> DeadlineView:
+        """Stop the clock (e.g. waiting for the requester's complement)."""
+
+        def step(deadline: Deadline, cal: Calendar, at: datetime) -> tuple[Deadline, DeadlineAudit]:
+            return suspend(deadline, cal, at=at, reason=reason, actor=actor.id)
+
+        return await self._transition(instance_id, name, actor, step)
+
+    async def resume(self, instance_id: str, name: str, actor: Actor) -> DeadlineView:
+        """Restart the clock: what was left counts again from today."""
+
+        def step(deadline: Deadline, cal: Calendar, at: datetime) -> tuple[Deadline, DeadlineAudit]:
+            return resume(deadline, cal, at=at, actor=actor.id)
+
+        return await self._transition(instance_id, name, actor, step)
+
+    async def recompute_open(self, calendar_key: str, actor: Actor) -> list[DeadlineView]:
+        """After a revision: rebuild every deadline counting with an older version, each in
+        its own transaction (one instance lock at a time), and return them."""
+        async with self._uow() as uow:
+            store = self._store(uow)
+            latest = await self._latest(store, calendar_key)
+            stale = await store.stale_on(calendar_key, latest.version)
+
+        def step(deadline: Deadline, cal: Calendar, at: datetime) -> tuple[Deadline, DeadlineAudit]:
+            reason = f"calendar {cal.key} v{deadline.calendar_version} -> v{cal.version}"
+            return recompute(deadline, cal, at=at, actor=actor.id, reason=reason)
+
+        return [
+            await self._transition(instance_id, name, actor, step, lock_ended=True)
+            for instance_id, name in stale
+        ]
+
+    async def show(self, instance_id: str, name: str | None = None) -> list[DeadlineView]:
+        """The instance's deadlines (or the named one), as stored, with units left now."""
+        now = self._clock.now()
+        async with self._uow() as uow:
+            store = self._store(uow)
+            rows = await store.deadlines(instance_id)
+            views = []
+            for row in rows:
+                if name is None or row.name == name:
+                    deadline, calendar = await self._load(store, row)
+                    views.append(self._view(instance_id, row.name, deadline, calendar, now))
+        if name is not None and not views:
+            raise DeadlineNotFound(instance_id=instance_id, deadline=name)
+        return views
+
+    # --- the transaction every transition shares ----------------------------------------------
+
+    async def _transition(
+        self,
+        instance_id: str,
+        name: str,
+        actor: Actor,
+        step: Transition,
+        *,
+        lock_ended: bool = False,
+    ) -> DeadlineView:
+        now = self._clock.now()
+        async with self._uow() as uow:
+            store = self._store(uow)
+            record = await self._lock(uow, instance_id, allow_ended=lock_ended)
+            row = await store.deadline(instance_id, name)
+            if row is None:
+                raise DeadlineNotFound(instance_id=instance_id, deadline=name)
+            before, _ = await self._load(store, row)
+            calendar = await self._latest(store, row.calendar_key)
+            after, audit = step(before, calendar, now)
+            await store.update_deadline(self._row(instance_id, name, after, now))
+            await uow.audit(self._audit_entry(instance_id, name, actor, audit))
+            await self._bind(uow, store, record, name, after, now)
+            await uow.commit()
+        return self._view(instance_id, name, after, calendar, now)
+
+    async def _lock(
+        self, uow: UnitOfWork, instance_id: str, *, allow_ended: bool
+    ) -> InstanceRecord:
+        record = await uow.lock_instance(instance_id)
+        if record is None:
+            raise NotFound("Instance not found.", instance_id=instance_id)
+        if record.ended_at is not None and not allow_ended:
+            raise InvalidTransition(
+                "The instance has ended.", instance_id=instance_id, status=record.status
+            )
+        return record
+
+    async def _load(self, store: DeadlineStore, row: DeadlineRow) -> tuple[Deadline, Calendar]:
+        spec = await store.calendar(row.calendar_key, row.calendar_version)
+        if spec is None:
+            raise CalendarNotFound(calendar_key=row.calendar_key, version=row.calendar_version)
+        calendar = self._build(spec)
+        deadline = replay(row.rule, calendar, row.started_at, row.events)
+        if deadline.due != row.due_at or deadline.status != row.status:
+            # The stored log is the truth; a differing cache means the holiday data changed.
+            log.warning("deadline_cache_differs", instance_id=row.instance_id, deadline=row.name)
+        return deadline, calendar
+
+    async def _bind(
+        self,
+        uow: UnitOfWork,
+        store: DeadlineStore,
+        record: InstanceRecord,
+        name: str,
+        deadline: Deadline,
+        now: datetime,
+    ) -> None:
+        """Move the timer named like the deadline, and the instance's due date with it."""
+        timer = await store.bound_timer(record.id, name)
+        if timer is None:
+            return
+        if deadline.due is None:
+            await store.move_timer(timer, status="suspended", due_at=timer.due_at)
+        elif timer.status == "pending" or self._token_waits(record, timer):
+            await store.move_timer(timer, status="pending", due_at=deadline.due)
+        else:
+            await store.move_timer(timer, status="cancelled", due_at=timer.due_at)
+        due = await uow.next_timer_due(record.id)
+        if due != record.due_at:
+            updated = msgspec.structs.replace(record, due_at=due, updated_at=now)
+            await uow.update_instance(updated, expected_version=record.row_version)
+
+    @staticmethod
+    def _token_waits(record: InstanceRecord, timer: TimerRecord) -> bool:
+        if record.ended_at is not None:
+            return False
+        tokens = state_from_json(record.state).tokens
+        return any(
+            token.id == timer.token_id
+            and token.node_id == timer.node_id
+            and token.attempt_group == timer.attempt_group
+            for token in tokens
+        )
+
+    @staticmethod
+    def _row(instance_id: str, name: str, deadline: Deadline, now: datetime) -> DeadlineRow:
+        assert deadline.started_at is not None  # the service always starts from an instant
+        return DeadlineRow(
+            instance_id=instance_id,
+            name=name,
+            rule=deadline.rule,
+            calendar_key=deadline.calendar_key,
+            calendar_version=deadline.calendar_version,
+            calendar_checksum=deadline.calendar_checksum,
+            started_at=deadline.started_at,
+            due_at=deadline.due,
+            status=deadline.status,
+            events=deadline.events,
+            updated_at=now,
+        )
+
+    @staticmethod
+    def _audit_entry(instance_id: str, name: str, actor: Actor, audit: DeadlineAudit) -> AuditEntry:
+        """Identifiers, dates and counts in before/after; free text only in ``reason``."""
+        before: dict[str, Any] = {
+            "deadline": name,
+            "due_at": _iso(audit.due_before),
+            "calendar_version": audit.calendar_version_before,
+        }
+        after: dict[str, Any] = {
+            "deadline": name,
+            "due_at": _iso(audit.due_after),
+            "calendar_key": audit.calendar_key,
+            "calendar_version": audit.calendar_version_after,
+            "remaining_units": audit.remaining_units,
+        }
+        if audit.extension_days is not None:
+            after["extension_days"] = audit.extension_days
+        return AuditEntry(
+            action=f"workflow.deadline.{audit.action}",
+            object_type="workflow_instance",
+            object_id=instance_id,
+            actor=actor,
+            before=before,
+            after=after,
+            reason=audit.reason,
+        )
+
+    @staticmethod
+    def _view(
+        instance_id: str, name: str, deadline: Deadline, calendar: Calendar, now: datetime
+    ) -> DeadlineView:
+        return DeadlineView(
+            instance_id=instance_id,
+            name=name,
+            rule=deadline.rule,
+            status=deadline.status,
+            started_at=deadline.started_at or calendar.end_of_day(deadline.started_on),
+            due_at=deadline.due,
+            calendar_key=deadline.calendar_key,
+            calendar_version=deadline.calendar_version,
+            calendar_checksum=deadline.calendar_checksum,
+            extensions_used=deadline.extensions_used,
+            remaining_units=remaining(deadline, calendar, now),
+            overdue=is_overdue(deadline, now),
+            events=deadline.events,
+        )
