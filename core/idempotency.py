@@ -87,7 +87,7 @@ class IdempotencyStore:
                     )
                 return None
             except IntegrityError:
-                pass
+                pass  # the key exists: fall through and answer from the stored row
             row = (await conn.execute(sa.select(idempotency_keys).where(*where))).first()
         if row is None:  # expired and purged between the two statements: a retry will insert
             raise Conflict("the idempotency key is being recycled; retry", key_length=len(key))
