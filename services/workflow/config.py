@@ -27,9 +27,14 @@ class WorkflowConfig(msgspec.Struct, frozen=True, kw_only=True):
     tick_interval_s: float = 1.0
     relay_poll_s: float = 1.0
     """Relays wake on PostgreSQL NOTIFY at once; the poll covers delayed (backoff) rows."""
-    worker_poll_s: float = 0.005
-    """arq's poll delay: it bounds the hand-off latency, so it is milliseconds, not arq's 0.5 s."""
+    worker_poll_s: float = 0.25
+    """arq's poll delay — only the fallback: workers are woken by the relay's announcement on
+    the wake channel the moment it fills their queue, so this does not set the hand-off."""
     concurrency: int = 10
+    eager_chain: int = 32
+    """A worker that finishes a step runs the next one at once when it is on a queue the worker
+    consumes (claimed in the same transaction: no relay, no broker hop), up to this many in a
+    row; 0 sends every step through the outbox and the broker."""
     job_timeout_s: float = 300.0
     redis_prefix: str = "tramita"
     faults: str = ""

@@ -8,7 +8,8 @@ through the outbox.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -75,6 +76,23 @@ def public_status(state: InstanceState) -> str:
 FormPinner = Callable[[UnitOfWork, str], Awaitable[str]]
 
 
+@dataclass
+class EagerClaim:
+    """Lets the worker that finishes a step take the next one in the same transaction.
+
+    The first step this decision schedules on one of ``queues`` is written already claimed
+    (``running``, leased to ``owner``) and without an outbox row: the worker runs it right after
+    the commit, with no relay or broker hop. If the worker dies, the lease expires and the
+    sweeper recovers it like any other interrupted step. Only first attempts are taken (a later
+    attempt needs its checkpoint and reconciliation, which the normal claim provides).
+    """
+
+    owner: str
+    queues: frozenset[str]
+    lease_margin: timedelta
+    taken: StepRunRecord | None = None
+
+
 class Applier:
     pin_form: FormPinner | None = None
     """Turns a task's ``form`` reference into the exact ``key@version`` published when the task
@@ -97,6 +115,7 @@ class Applier:
         *,
         actor: Actor | None,
         now: datetime,
+        eager: EagerClaim | None = None,
     ) -> InstanceRecord:
         state = decision.new_state
         # History rows of this event are numbered from the new state version: each applied
@@ -140,6 +159,7 @@ class Applier:
                     model,
                     state,
                     now,
+                    eager,
                 )
             elif isinstance(effect, RunCompensation):
                 await self._schedule(
@@ -268,8 +288,16 @@ class Applier:
         model: CompiledModel,
         state: InstanceState,
         now: datetime,
+        eager: EagerClaim | None = None,
     ) -> None:
         previous = await uow.last_attempt(record.id, node_id, kind, attempt_group)
+        take = (
+            eager is not None
+            and eager.taken is None
+            and kind == "step"
+            and previous == 0
+            and queue in eager.queues
+        )
         step = StepRunRecord(
             id=self._id(),
             instance_id=record.id,
@@ -292,6 +320,21 @@ class Applier:
             started_at=None,
             finished_at=None,
         )
+        if take:
+            assert eager is not None
+            node = model.nodes[node_id]
+            lease = timedelta(seconds=node.failure.timeout_s) + eager.lease_margin
+            step = msgspec.structs.replace(
+                step,
+                status="running",
+                lease_owner=eager.owner,
+                lease_expires_at=now + lease,
+                started_at=now,
+                input={k: state.context.get(k) for k in node.consumes},
+            )
+            eager.taken = step
+            await uow.add_step_run(step)
+            return
         await uow.add_step_run(step)
         await uow.enqueue(step_topic(queue), step.id, {"step_run_id": step.id}, available_at=now)
 

@@ -19,7 +19,12 @@ from contracts.workflow.types import (
     TaskView,
 )
 from services.workflow.definition import CompiledModel
-from services.workflow.runtime.applier import Applier, decode_event, state_from_json
+from services.workflow.runtime.applier import (
+    Applier,
+    EagerClaim,
+    decode_event,
+    state_from_json,
+)
 from services.workflow.runtime.events import (
     Abandoned,
     Cancelled,
@@ -203,10 +208,11 @@ class Engine:
         event: Event,
         actor: Actor | None,
         now: datetime,
+        eager: EagerClaim | None = None,
     ) -> InstanceRecord:
         decision = decide(model, state, event, now)
         updated: InstanceRecord = await self._applier.apply(
-            uow, record, model, event, decision, actor=actor, now=now
+            uow, record, model, event, decision, actor=actor, now=now, eager=eager
         )
         return updated
 

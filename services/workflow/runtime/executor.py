@@ -39,7 +39,7 @@ from services.workflow.definition.model import (
     ValidationNode,
     node_type,
 )
-from services.workflow.runtime.applier import state_from_json
+from services.workflow.runtime.applier import EagerClaim, state_from_json
 from services.workflow.runtime.engine import Engine
 from services.workflow.runtime.events import CompensationDone, StepFailedTerminal, StepSucceeded
 from services.workflow.runtime.naming import backoff, step_topic
@@ -49,6 +49,10 @@ from services.workflow.runtime.state import TERMINAL
 log = structlog.get_logger("tramita.worker")
 LEASE_MARGIN = timedelta(seconds=30)
 TableEvaluator = Callable[[object, Mapping[str, Any]], dict[str, Any]]
+Claimed = tuple[StepRunRecord, CompiledModel, dict[str, Any], str]
+"""A step this worker holds the lease of, its model, the instance context and protocol."""
+MAX_CHAIN = 32
+"""Steps one delivery may run back to back before the next one goes through the broker."""
 
 
 class LeaseExpired(Exception):
@@ -108,13 +112,34 @@ class Executor:
         self.worker_id = worker_id
         self._tables = table_evaluator
         self._lease_margin = lease_margin
+        self.eager_queues: frozenset[str] = frozenset()
+        """Queues whose next step this worker takes in the transaction that finishes the
+        current one and runs at once (no relay, no broker hop). Empty — every step goes through
+        the outbox — unless the worker process sets it to the queues it consumes."""
+        self.max_chain = MAX_CHAIN
 
     async def run_step(self, step_run_id: str) -> str:
-        """Run one delivered step; returns what happened (for logs and tests)."""
+        """Run one delivered step, then the steps it hands over directly (``eager_queues``);
+        returns what happened to the last one (for logs and tests)."""
         claimed = await self._claim(step_run_id)
         if isinstance(claimed, str):
             return claimed
-        step, model, context, protocol = claimed
+        outcome, chained = "", 0
+        current: Claimed | None = claimed
+        while current is not None:
+            chained += 1
+            outcome, current = await self._run(*current, chain=chained < self.max_chain)
+        return outcome
+
+    async def _run(
+        self,
+        step: StepRunRecord,
+        model: CompiledModel,
+        context: dict[str, Any],
+        protocol: str,
+        *,
+        chain: bool,
+    ) -> tuple[str, Claimed | None]:
         node = model.nodes[step.node_id]
         started = self._clock.now()
         step_input = StepInput(
@@ -133,13 +158,14 @@ class Executor:
         ok = False
         try:
             result = await asyncio.wait_for(
-                self._execute(node, step, step_input, context), timeout=node.failure.timeout_s
+                self._execute(node, step, step_input, context, model),
+                timeout=node.failure.timeout_s,
             )
             ok = True
         except (ValidationRejected, RuleError, _Rejected) as exc:
-            return await self._reject(step, model, exc)
+            return await self._reject(step, model, exc, started=started), None
         except Exception as exc:  # noqa: BLE001 - any other failure is retryable by policy
-            return await self._retry_or_dead_letter(step, model, exc)
+            return await self._retry_or_dead_letter(step, model, exc), None
         finally:
             duration = (self._clock.now() - started).total_seconds()
             log.info(
@@ -158,13 +184,11 @@ class Executor:
                 duration_s=duration,
                 ok=ok,
             )
-        return await self._succeed(step, model, result)
+        return await self._succeed(step, model, result, started=started, chain=chain)
 
     # --- phase 1: claim -----------------------------------------------------------------------
 
-    async def _claim(
-        self, step_run_id: str
-    ) -> str | tuple[StepRunRecord, CompiledModel, dict[str, Any], str]:
+    async def _claim(self, step_run_id: str) -> str | Claimed:
         now = self._clock.now()
         async with self._uow() as uow:
             step = await uow.get_step_run(step_run_id)
@@ -221,29 +245,27 @@ class Executor:
         return activation
 
     async def _execute(
-        self, node: Node, step: StepRunRecord, step_input: StepInput, context: dict[str, Any]
+        self,
+        node: Node,
+        step: StepRunRecord,
+        step_input: StepInput,
+        context: dict[str, Any],
+        model: CompiledModel,
     ) -> StepResult:
         if step.kind == "compensation":
             assert node.compensation is not None
             handler = self._handlers[node.compensation]
             return await self._call(handler, step, step_input)
         if isinstance(node, ValidationNode):
-            return await self._validate(node, step, context)
+            return await self._validate(node, model, context)
         if isinstance(node, DecisionTableNode):
             if self._tables is None:
                 raise RuleError("decision tables are not available", node_id=node.id)
-            model = await self._model_for(step)
             output = self._tables(model.tables[node.id], await self._activation(node, context))
             return StepResult(output=output)
         handler_name = getattr(node, "handler", None)
         assert handler_name is not None, "work nodes other than rules name a handler"
         return await self._call(self._handlers[handler_name], step, step_input)
-
-    async def _model_for(self, step: StepRunRecord) -> CompiledModel:
-        async with self._uow() as uow:
-            record = await uow.get_instance(step.instance_id)
-            assert record is not None
-            return await self._engine.model_of(uow, record)
 
     async def _call(
         self, handler: WorkflowHandler, step: StepRunRecord, step_input: StepInput
@@ -257,9 +279,8 @@ class Executor:
         return await handler.execute(step_input, _Control(self, step.id))
 
     async def _validate(
-        self, node: ValidationNode, step: StepRunRecord, context: dict[str, Any]
+        self, node: ValidationNode, model: CompiledModel, context: dict[str, Any]
     ) -> StepResult:
-        model = await self._model_for(step)
         activation = await self._activation(node, context)
         failures: list[dict[str, Any]] = []
         for rule, condition in model.rules[node.id]:
@@ -282,15 +303,28 @@ class Executor:
     # --- phase 3: the outcome -----------------------------------------------------------------
 
     async def _finish(
-        self, step: StepRunRecord, model: CompiledModel, make_event: Any, **step_values: Any
-    ) -> str:
-        """Record the step's end and apply its event in one transaction."""
+        self,
+        step: StepRunRecord,
+        model: CompiledModel,
+        make_event: Any,
+        *,
+        chain: bool = False,
+        **step_values: Any,
+    ) -> tuple[str, Claimed | None]:
+        """Record the step's end and apply its event in one transaction; with ``chain``, the
+        next step on one of this worker's queues is claimed in it too (returned)."""
         now = self._clock.now()
+        eager = (
+            EagerClaim(self.worker_id, self.eager_queues, self._lease_margin)
+            if chain and self.eager_queues
+            else None
+        )
+        updated = None
         async with self._uow() as uow:
             if not await uow.finish_step_run(
                 step.id, owner=self.worker_id, finished_at=now, **step_values
             ):
-                return "lease_lost"
+                return "lease_lost", None
             event = make_event(uow, now)
             if event is not None:
                 record = await uow.lock_instance(step.instance_id)
@@ -299,14 +333,32 @@ class Executor:
                 # If the instance moved on meanwhile (cancelled, a timer fired), decide() refuses
                 # before writing anything: the step result is recorded, the instance left as is.
                 with contextlib.suppress(InvalidTransition):
-                    await self._engine._apply(
-                        uow, record, model, state, event, Actor.system(self.worker_id), now
+                    updated = await self._engine._apply(
+                        uow,
+                        record,
+                        model,
+                        state,
+                        event,
+                        Actor.system(self.worker_id),
+                        now,
+                        eager=eager,
                     )
             await uow.commit()
         self._engine.wakeup()
-        return str(step_values.get("status", "done"))
+        outcome = str(step_values.get("status", "done"))
+        if eager is None or eager.taken is None or updated is None:
+            return outcome, None
+        return outcome, (eager.taken, model, dict(updated.context), updated.protocol)
 
-    async def _succeed(self, step: StepRunRecord, model: CompiledModel, result: Any) -> str:
+    async def _succeed(
+        self,
+        step: StepRunRecord,
+        model: CompiledModel,
+        result: Any,
+        *,
+        started: datetime,
+        chain: bool,
+    ) -> tuple[str, Claimed | None]:
         output = dict(result.output) if isinstance(result, StepResult) else {}
 
         def event(uow: Any, now: datetime) -> Any:
@@ -323,13 +375,27 @@ class Executor:
             )
 
         try:
-            return await self._finish(step, model, event, status="succeeded", output=output)
-        except ValidationFailed as exc:  # the handler's output does not match `produces`
-            return await self._reject(
-                step, model, _Rejected("bad_output", [msgspec.to_builtins(e) for e in exc.errors])
+            return await self._finish(
+                step,
+                model,
+                event,
+                chain=chain,
+                status="succeeded",
+                output=output,
+                started_at=started,
             )
+        except ValidationFailed as exc:  # the handler's output does not match `produces`
+            rejected = _Rejected("bad_output", [msgspec.to_builtins(e) for e in exc.errors])
+            return await self._reject(step, model, rejected, started=started), None
 
-    async def _reject(self, step: StepRunRecord, model: CompiledModel, exc: Exception) -> str:
+    async def _reject(
+        self,
+        step: StepRunRecord,
+        model: CompiledModel,
+        exc: Exception,
+        *,
+        started: datetime | None = None,
+    ) -> str:
         code = (
             exc.code
             if isinstance(exc, _Rejected)
@@ -348,7 +414,11 @@ class Executor:
                 kind="rejected",
             )
 
-        return await self._finish(step, model, event, status="rejected", error=error_info(exc))
+        times: dict[str, Any] = {} if started is None else {"started_at": started}
+        outcome, _ = await self._finish(
+            step, model, event, status="rejected", error=error_info(exc), **times
+        )
+        return outcome
 
     async def recover_expired(self, step_run_id: str) -> str:
         """A step whose lease expired: its worker died (or hung). The attempt counts as failed
