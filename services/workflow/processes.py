@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 import redis.exceptions
 import structlog
-from arq.worker import Worker, func
+from arq.worker import func
 
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.config import WorkflowConfig, fault
@@ -27,7 +27,9 @@ from services.workflow.delivery.arq_broker import (
     connect,
     deserialize,
     serialize,
+    wake_channel,
 )
+from services.workflow.delivery.arq_worker import WakeableWorker, listen_for_wakes
 from services.workflow.delivery.relay import Relay, Sweeper
 from services.workflow.runtime.naming import OUTBOX_CHANNEL
 from services.workflow.runtime.ports import OutboxMessage
@@ -141,6 +143,10 @@ async def run_workers(
     """Consume the given queues until stopped; reconnect when Redis goes away."""
     settings = service.platform.settings
     assert settings.redis_url, "workers need TRAMITA_REDIS_URL"
+    if config.eager_chain > 0:
+        # A finished step hands the next one on these queues to this same worker directly.
+        service.executor.eager_queues = frozenset(queues)
+        service.executor.max_chain = config.eager_chain
     upkeep: list[asyncio.Task[None]] = []
     if maintenance:
         assert service.uow_factory is not None
@@ -161,12 +167,12 @@ async def run_workers(
     try:
         while not stop.is_set():
             pool = None
-            workers: list[Worker] = []
+            workers: list[WakeableWorker] = []
             running: list[asyncio.Task[None]] = []
             try:
                 pool = await connect(settings.redis_url)
                 workers = [
-                    Worker(
+                    WakeableWorker(
                         functions=[func(_deliver, name=JOB)],
                         queue_name=arq_queue(config.redis_prefix, queue),
                         redis_pool=pool,
@@ -184,7 +190,13 @@ async def run_workers(
                     for queue in queues
                 ]
                 log.info("workers_started", queues=queues, concurrency=concurrency)
+                by_queue = {
+                    arq_queue(config.redis_prefix, q): w
+                    for q, w in zip(queues, workers, strict=True)
+                }
+                wakes = listen_for_wakes(pool, wake_channel(config.redis_prefix), by_queue)
                 running = [asyncio.create_task(w.main()) for w in workers]
+                running.append(asyncio.create_task(wakes))
                 stopper = asyncio.create_task(stop.wait())
                 done, _ = await asyncio.wait(
                     [*running, stopper], return_when=asyncio.FIRST_COMPLETED

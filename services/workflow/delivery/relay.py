@@ -45,8 +45,12 @@ class Relay:
         """Publish one batch of due rows; returns how many were published."""
         async with self._uow() as uow:
             due = await uow.due_outbox(self._clock.now(), self.batch)
-            for message in due:
-                await self._broker.publish(message)
+            many = getattr(self._broker, "publish_many", None)
+            if many is not None:
+                await many(due)
+            else:
+                for message in due:
+                    await self._broker.publish(message)
             if due:
                 self._batches += 1
                 if self._after_publish is not None:

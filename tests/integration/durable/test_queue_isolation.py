@@ -56,7 +56,7 @@ async def _quick_lane_while_erp_is_busy(
     for instance_id in slow:
         erp.plan((await service.engine.status(instance_id)).protocol, "delay")
     quick = await _start(service, "durable.quick", QUICK)
-    await _wait_status(service, quick, "waiting", 10)
+    await _wait_status(service, quick, "waiting", 30)  # includes the workers booting
     began = time.monotonic()
     approvals, _, _ = await open_work(service)
     for task_id in approvals:
