@@ -39,11 +39,31 @@ from tests.integration.durable.harness import Fleet, PrivateRedis, install_plugi
 
 ADMIN = os.environ.get("TRAMITA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
 BENCH_PLUGIN = ROOT / "bench" / "plugin"
+IN_FLIGHT = 32
+REAP_S = 0.01
+"""How often the starting process looks for finished instances (to start the next ones)."""
 
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU a process has used so far (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def backends(database: str) -> list[int]:
+    with psycopg.connect(ADMIN) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s", (database,)
+        ).fetchall()
+    return [int(r[0]) for r in rows]
 
 
 def fresh_database(name: str) -> str:
@@ -101,33 +121,58 @@ async def tramita(n: int, workdir: Path) -> dict[str, Any]:
         fleet.start("w1", ["worker", *queues, "--concurrency", "25"])
         fleet.start("w2", ["worker", *queues, "--concurrency", "25", "--no-upkeep"])
         await asyncio.sleep(3)  # let the processes boot
+        roles = {
+            "starter": [os.getpid()],
+            "relay": [fleet.procs["relay"].pid],
+            "workers": [fleet.procs["w1"].pid, fleet.procs["w2"].pid],
+            "redis": [redis.proc.pid] if redis.proc else [],
+        }
+        cpu_before = {k: sum(map(cpu_seconds, pids)) for k, pids in roles.items()}
         began = time.perf_counter()
-        gate = asyncio.Semaphore(32)
+        # Closed loop, like the DBOS run below: at most IN_FLIGHT instances unfinished at once.
+        slots = asyncio.Semaphore(IN_FLIGHT)
+        running: set[str] = set()
+        started = 0
 
         async def one(i: int) -> None:
-            async with gate:
-                await service.engine.start(
-                    StartRequest(
-                        definition_key="bench.six",
-                        context={"amount": i + 1},
-                        actor=Actor(kind="system", id="bench"),
-                    )
+            nonlocal started
+            await slots.acquire()
+            view = await service.engine.start(
+                StartRequest(
+                    definition_key="bench.six",
+                    context={"amount": i + 1},
+                    actor=Actor(kind="system", id="bench"),
                 )
+            )
+            running.add(view.id)
+            started += 1
 
-        await asyncio.gather(*(one(i) for i in range(n)))
-        while True:
-            async with service.engine._uow() as uow:
-                done = (
-                    await uow.conn.execute(
-                        sa.select(sa.func.count())
-                        .select_from(t.instances)
-                        .where(t.instances.c.status == "completed")
+        async def reap() -> None:
+            while started < n or running:
+                await asyncio.sleep(REAP_S)
+                if not running:
+                    continue
+                async with service.engine._uow() as uow:
+                    done = (
+                        (
+                            await uow.conn.execute(
+                                sa.select(t.instances.c.id).where(
+                                    t.instances.c.id.in_(list(running)),
+                                    t.instances.c.status == "completed",
+                                )
+                            )
+                        )
+                        .scalars()
+                        .all()
                     )
-                ).scalar()
-            if done == n:
-                break
-            await asyncio.sleep(0.05)
+                for instance_id in done:
+                    running.discard(instance_id)
+                    slots.release()
+
+        await asyncio.gather(reap(), *(one(i) for i in range(n)))
         elapsed = time.perf_counter() - began
+        roles["postgres backends"] = backends("tramita_bench_durable")
+        cpu = {k: sum(map(cpu_seconds, pids)) - cpu_before.get(k, 0.0) for k, pids in roles.items()}
         async with service.engine._uow() as uow:
             inst = (
                 await uow.conn.execute(sa.select(t.instances.c.started_at, t.instances.c.ended_at))
@@ -135,13 +180,13 @@ async def tramita(n: int, workdir: Path) -> dict[str, Any]:
             steps = (
                 await uow.conn.execute(
                     sa.select(
-                        t.step_runs.c.instance_id,
+                        t.step_runs.c.id,
                         t.step_runs.c.created_at,
                         t.step_runs.c.started_at,
-                        t.step_runs.c.finished_at,
                     ).where(t.step_runs.c.status == "succeeded")
                 )
             ).all()
+            brokered = set((await uow.conn.execute(sa.select(t.outbox.c.key))).scalars().all())
             transitions = (
                 await uow.conn.execute(
                     sa.select(sa.func.count())
@@ -153,7 +198,12 @@ async def tramita(n: int, workdir: Path) -> dict[str, Any]:
         fleet.stop_all()
         redis.kill()
         await platform.close()
+    # From the transaction that scheduled a step to its handler's start (the worker records the
+    # real start when it finishes the step), whether it came through the broker or directly.
     handoff = [(s.started_at - s.created_at).total_seconds() * 1000 for s in steps]
+    via_broker = [
+        (s.started_at - s.created_at).total_seconds() * 1000 for s in steps if s.id in brokered
+    ]
     latency = [(i.ended_at - i.started_at).total_seconds() * 1000 for i in inst]
     return {
         "n": n,
@@ -162,8 +212,14 @@ async def tramita(n: int, workdir: Path) -> dict[str, Any]:
         "transitions_per_s": round((transitions or 0) / elapsed, 1),
         "handoff_ms_p50": round(pct(handoff, 0.50), 2),
         "handoff_ms_p99": round(pct(handoff, 0.99), 2),
+        "steps_direct": len(steps) - len(via_broker),
+        "steps_via_broker": len(via_broker),
+        "handoff_via_broker_ms_p50": round(pct(via_broker, 0.50), 2),
+        "handoff_via_broker_ms_p99": round(pct(via_broker, 0.99), 2),
         "instance_ms_p50": round(pct(latency, 0.50), 1),
         "instance_ms_p99": round(pct(latency, 0.99), 1),
+        "in_flight": IN_FLIGHT,
+        "cpu_ms_per_instance": {k: round(v * 1000 / n, 2) for k, v in cpu.items()},
         "processes": "1 relay + 2 workers (25 jobs per queue each) + the starting process",
     }
 
@@ -215,6 +271,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         ours = asyncio.run(tramita(args.n, Path(tmp)))
+    print(json.dumps({"progress": "tramita done", "tramita": ours}), file=sys.stderr)
     result: dict[str, Any] = {"bench": "durable_six_node", "machine": machine(), "tramita": ours}
     if not args.skip_dbos:
         theirs = dbos(args.n)
