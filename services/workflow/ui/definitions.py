@@ -9,6 +9,7 @@ fixes it, and a flat list of paths would make them count nodes by hand.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -18,14 +19,25 @@ from litestar.params import FromPath
 
 from contracts.errors import BadRequest, DefinitionInvalid, FieldError, NotFound
 from services.workflow.api.ports import VersionDocument
-from services.workflow.definition.bpmn import import_bpmn_with_sources, remap_errors
+from services.workflow.api.workflows import _without_nulls
+from services.workflow.definition.bpmn import export_bpmn, import_bpmn_with_sources, remap_errors
 from services.workflow.ui.definition_views import compare, node_errors, swimlanes
 from services.workflow.ui.deps import engine_of, reads_of
-from services.workflow.ui.web import page, page_requires, see_other, ui_actor
+from services.workflow.ui.web import (
+    CSP,
+    SCRIPT_CSP,
+    SECURITY_HEADERS,
+    page,
+    page_requires,
+    see_other,
+    ui_actor,
+)
 
 DEFINITIONS = "/cms/workflow/definitions"
 MAX_FILE = 200 * 1024
 """Under the UI router's body limit; a definition is a few kilobytes."""
+DIAGRAM_BUNDLE = Path(__file__).parent / "static" / "vendor" / "diagram.js"
+"""Built by ``scripts/build_ui.sh`` (not committed); without it the page shows only the list."""
 
 
 class DefinitionPagesController(Controller):
@@ -46,12 +58,28 @@ class DefinitionPagesController(Controller):
         self, request: Request[Any, Any, Any], key: FromPath[str], number: FromPath[int]
     ) -> Response[Any]:
         found = await _version(request, key, number)
+        diagram = DIAGRAM_BUNDLE.is_file()
         return page(
             request,
             "definition_version.html",
+            csp=SCRIPT_CSP if diagram else CSP,
             doc=found,
             lanes=swimlanes(found.definition),
+            diagram=diagram,
             message=request.query_params.get("msg"),
+        )
+
+    @get("/{key:str}/versions/{number:int}/diagram.bpmn", guards=[page_requires("workflow.read")])
+    async def diagram_bpmn(
+        self, request: Request[Any, Any, Any], key: FromPath[str], number: FromPath[int]
+    ) -> Response[bytes]:
+        """The version as BPMN 2.0 with diagram interchange: the diagram's source and a download."""
+        found = await _version(request, key, number)
+        disposition = f'attachment; filename="{found.key}-v{found.version}.bpmn"'
+        return Response(
+            export_bpmn(_without_nulls(found.definition)),
+            media_type="application/xml",
+            headers={**SECURITY_HEADERS, "content-disposition": disposition},
         )
 
     @get("/{key:str}/compare", guards=[page_requires("workflow.read")])
