@@ -106,6 +106,41 @@ class PublicSource(msgspec.Struct, frozen=True, kw_only=True):
     """(node id, when) for every history row that entered a node, in order."""
 
 
+class StepRunView(msgspec.Struct, frozen=True, kw_only=True):
+    """One attempt of one node (a row of ``workflow_step_runs``), for operators.
+
+    Input, output and the checkpoint's content stay in the database (they may hold personal
+    data): the view only says whether a checkpoint exists. ``error`` is what the executor kept
+    (its type and structured identifiers, not the exception's message).
+    """
+
+    id: str
+    node_id: str
+    kind: str
+    queue: str
+    attempt_group: int
+    attempt: int
+    status: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    lease_expires_at: datetime | None
+    error: dict[str, Any] | None
+    has_checkpoint: bool
+
+
+class StuckInstanceView(msgspec.Struct, frozen=True, kw_only=True):
+    """An open instance and the last time it made progress (its ``updated_at``)."""
+
+    id: str
+    protocol: str
+    definition_key: str
+    definition_version: int
+    status: str
+    current_nodes: tuple[str, ...]
+    last_progress_at: datetime
+
+
 class ApiReads(Protocol):
     async def search(self, query: InstanceQuery) -> list[InstanceSummary]: ...
 
@@ -132,3 +167,15 @@ class ApiReads(Protocol):
         ...
 
     async def public_source(self, protocol: str) -> PublicSource | None: ...
+
+    async def step_runs(self, instance_id: str) -> list[StepRunView]:
+        """Every attempt of the instance: nodes in the order they first ran, each node's
+        attempts oldest first (by attempt group, then attempt)."""
+        ...
+
+    async def stuck_instances(
+        self, progress_before: datetime, limit: int
+    ) -> list[StuckInstanceView]:
+        """Open instances whose last progress is older than ``progress_before``, the longest
+        stuck first (the notion of progress the ``stuck`` gauge counts with)."""
+        ...

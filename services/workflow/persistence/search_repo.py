@@ -7,6 +7,7 @@ unit of work to join. Context-field filters use the JSON operators both backends
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -23,9 +24,12 @@ from services.workflow.api.ports import (
     InstanceQuery,
     InstanceSummary,
     PublicSource,
+    StepRunView,
+    StuckInstanceView,
     VersionDocument,
     VersionSummary,
 )
+from services.workflow.persistence import ops_reads
 from services.workflow.persistence import tables as t
 
 _SUMMARY_COLUMNS = (
@@ -237,3 +241,16 @@ class SqlApiReads:
             definition=msgspec.json.decode(found.schema),
             entered=steps,
         )
+
+    async def step_runs(self, instance_id: str) -> list[StepRunView]:
+        async with self._engine.connect() as conn:
+            return await ops_reads.step_runs_of(conn, instance_id)
+
+    async def stuck_instances(
+        self, progress_before: datetime, limit: int
+    ) -> list[StuckInstanceView]:
+        # Up to one more than a page, so that a caller can tell that there are more.
+        async with self._engine.connect() as conn:
+            return await ops_reads.stuck_instances(
+                conn, progress_before, max(1, min(limit, MAX_PAGE + 1))
+            )

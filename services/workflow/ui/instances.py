@@ -1,8 +1,9 @@
-"""The instance page (status, protocol, current nodes, deadlines, timeline, tasks, audit) and
-cancelling with a reason."""
+"""The instance page (status, protocol, current nodes, deadlines, step runs, timeline, tasks,
+audit) and cancelling with a reason."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from litestar import Controller, Request, Response, get, post
@@ -13,6 +14,27 @@ from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 MAX_REASON = 500
+MAX_ERROR_DETAIL = 120
+"""Characters of a step run's error shown in its table cell (the rest is cut with an ellipsis)."""
+
+
+def error_parts(error: dict[str, Any] | None) -> tuple[str, str]:
+    """A step run's error as (class, the other identifiers the executor kept, truncated).
+
+    The executor keeps the exception's type and its structured fields (problem slug, code,
+    status, short identifiers), not its message: what a partner wrote stays out of the page.
+    """
+    if not error:
+        return "", ""
+    detail = "; ".join(f"{key}={value}" for key, value in error.items() if key != "type")
+    if len(detail) > MAX_ERROR_DETAIL:
+        detail = detail[: MAX_ERROR_DETAIL - 1].rstrip() + "…"
+    return str(error.get("type") or "?"), detail
+
+
+def fmt_dt_seconds(value: datetime | None) -> str:
+    """Step runs are seconds apart (retries, leases): their times show the seconds."""
+    return "—" if value is None else value.strftime("%d/%m/%Y %H:%M:%S")
 
 
 class InstancePageController(Controller):
@@ -25,13 +47,17 @@ class InstancePageController(Controller):
     ) -> Response[Any]:
         engine = engine_of(request)
         view = await engine.status(instance_id)
+        reads = reads_of(request)
         return page(
             request,
             "instance.html",
             instance=view,
+            step_runs=await reads.step_runs(instance_id),
+            error_parts=error_parts,
+            dt_s=fmt_dt_seconds,
             history=await engine.history(instance_id),
             tasks=await engine.tasks(instance_id),
-            audit=await reads_of(request).audit_trail(instance_id),
+            audit=await reads.audit_trail(instance_id),
             cancelled=request.query_params.get("msg") == "cancelled",
             reason_error=None,
         )
