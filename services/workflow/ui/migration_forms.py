@@ -1,0 +1,198 @@
+"""The migration wizard's posted fields, checked again on every step, and its field problems.
+
+The wizard carries its state in hidden inputs, so nothing a browser sends is trusted: versions
+must exist and differ, instance ids must be among the migrator's candidates, mapping sources
+must be nodes of the source version and targets nodes of the target version, and the dry run's
+row versions must name exactly the instances being migrated. Every function here is pure; a
+problem names the DOM id of the field it belongs to, for the error summary and
+``aria-describedby``. Messages carry identifiers only (node ids, version numbers), never data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+MAX_INSTANCES = 500
+"""The same ceiling as the JSON API's ``instance_ids``: larger moves go in batches."""
+MAX_REASON = 2000
+MAP_PREFIX = "map."
+NODE_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+INSTANCE_ID = re.compile(r"^[0-9A-Za-z-]{1,64}$")
+
+Fields = Mapping[str, Sequence[str]]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something to fix: ``field`` is the DOM id the summary links to."""
+
+    field: str
+    label: str
+    message: str
+
+
+def fields_of(pairs: Iterable[tuple[str, Any]]) -> dict[str, list[str]]:
+    """A posted form or query string as name -> every value (files are ignored)."""
+    out: dict[str, list[str]] = {}
+    for name, value in pairs:
+        if isinstance(value, str):
+            out.setdefault(name, []).append(value)
+    return out
+
+
+def one(fields: Fields, name: str) -> str:
+    values = fields.get(name) or ()
+    return values[-1].strip() if values else ""
+
+
+def by_field(problems: Iterable[Problem]) -> dict[str, str]:
+    """Field DOM id -> its messages joined (one ``<p>`` per field, tied by its id)."""
+    out: dict[str, str] = {}
+    for p in problems:
+        out[p.field] = f"{out[p.field]} {p.message}" if p.field in out else p.message
+    return out
+
+
+def node_names(definition: Mapping[str, Any]) -> dict[str, str]:
+    """Node id -> its name (or id), in definition order."""
+    out: dict[str, str] = {}
+    for node in definition.get("nodes") or ():
+        if isinstance(node, Mapping) and isinstance(node.get("id"), str):
+            out[node["id"]] = str(node.get("name") or node["id"])
+    return out
+
+
+def start_nodes(definition: Mapping[str, Any]) -> set[str]:
+    return {
+        n["id"]
+        for n in definition.get("nodes") or ()
+        if isinstance(n, Mapping) and n.get("type") == "start" and isinstance(n.get("id"), str)
+    }
+
+
+# --- step 1: definition and versions ----------------------------------------------------------
+
+
+def parse_definition(fields: Fields, known: Collection[str]) -> tuple[str | None, list[Problem]]:
+    key = one(fields, "definition")
+    if not key:
+        return None, [Problem("definition", "Definição", "Escolha uma definição.")]
+    if key not in known:
+        return None, [Problem("definition", "Definição", "Definição desconhecida.")]
+    return key, []
+
+
+def _version(fields: Fields, name: str, label: str, numbers: Collection[int]) -> int | Problem:
+    raw = one(fields, name)
+    if not raw:
+        return Problem(name, label, "Escolha uma versão.")
+    if not raw.isdigit() or len(raw) > 9:
+        return Problem(name, label, "A versão deve ser um número.")
+    number = int(raw)
+    if number not in numbers:
+        return Problem(name, label, f"A versão {number} não existe nesta definição.")
+    return number
+
+
+def parse_versions(
+    fields: Fields, numbers: Collection[int]
+) -> tuple[tuple[int, int] | None, list[Problem]]:
+    """Source and target versions: both published versions of the definition, and different."""
+    source = _version(fields, "from_version", "Versão de origem", numbers)
+    target = _version(fields, "to_version", "Versão de destino", numbers)
+    problems = [p for p in (source, target) if isinstance(p, Problem)]
+    if problems:
+        return None, problems
+    assert isinstance(source, int) and isinstance(target, int)
+    if source == target:
+        message = "A versão de destino deve ser diferente da de origem."
+        return None, [Problem("to_version", "Versão de destino", message)]
+    return (source, target), []
+
+
+# --- step 2: instances -------------------------------------------------------------------------
+
+
+def parse_instances(
+    fields: Fields, candidates: Collection[str]
+) -> tuple[tuple[str, ...], list[Problem]]:
+    """The chosen ids, each one of the candidates (unfinished instances on the source version)."""
+    chosen = tuple(dict.fromkeys(v.strip() for v in fields.get("instance") or () if v.strip()))
+    label = "Processos"
+    if not chosen:
+        return (), [Problem("instances", label, "Escolha ao menos um processo.")]
+    if len(chosen) > MAX_INSTANCES:
+        message = f"No máximo {MAX_INSTANCES} processos por vez."
+        return (), [Problem("instances", label, message)]
+    strangers = [i for i in chosen if i not in candidates]
+    if strangers:
+        shown = ", ".join(i if INSTANCE_ID.match(i) else "(id inválido)" for i in strangers[:5])
+        message = f"Não estão em andamento na versão de origem: {shown}."
+        return (), [Problem("instances", label, message)]
+    return chosen, []
+
+
+# --- step 3: node mapping ----------------------------------------------------------------------
+
+
+def map_field(source: str) -> str:
+    return f"map-{source}"
+
+
+def parse_mapping(
+    fields: Fields, source_nodes: Collection[str], target_nodes: Collection[str], to_version: int
+) -> tuple[dict[str, str], list[Problem]]:
+    """``map.<source>`` -> target. An empty choice leaves the migrator's default (same id when
+    the target version has it); a choice equal to the source is that default, so it is dropped
+    and the audited mapping holds only real moves."""
+    mapping: dict[str, str] = {}
+    problems: list[Problem] = []
+    for name in sorted(fields):
+        if not name.startswith(MAP_PREFIX):
+            continue
+        source, target = name[len(MAP_PREFIX) :], one(fields, name)
+        if not NODE_ID.match(source) or source not in source_nodes:
+            shown = source if NODE_ID.match(source) else "(id inválido)"
+            message = f"A etapa {shown} não existe na versão de origem."
+            problems.append(Problem("mapping", "Mapeamento", message))
+        elif target and target not in target_nodes:
+            shown = target if NODE_ID.match(target) else "(id inválido)"
+            message = f"A etapa {shown} não existe na versão {to_version}."
+            problems.append(Problem(map_field(source), f"Etapa {source}", message))
+        elif target and target != source:
+            mapping[source] = target
+    return mapping, problems
+
+
+# --- step 5: the run ---------------------------------------------------------------------------
+
+STALE = "Os dados da simulação estão incompletos ou não batem com os processos: simule de novo."
+
+
+def parse_expected(fields: Fields, ids: Sequence[str]) -> tuple[dict[str, int], list[Problem]]:
+    """``<instance id>:<row version>`` for exactly the instances being migrated."""
+    expected: dict[str, int] = {}
+    for raw in fields.get("expected_versions") or ():
+        instance_id, _, number = raw.strip().rpartition(":")
+        if not instance_id or not number.isdigit() or len(number) > 12:
+            return {}, [Problem("run", "Simulação", STALE)]
+        expected[instance_id] = int(number)
+    if set(expected) != set(ids):
+        return {}, [Problem("run", "Simulação", STALE)]
+    return expected, []
+
+
+def parse_reason(fields: Fields) -> tuple[str, list[Problem]]:
+    reason = one(fields, "reason")
+    label = "Motivo"
+    if not reason:
+        return "", [Problem("reason", label, "Informe o motivo da migração.")]
+    if len(reason) > MAX_REASON:
+        message = f"O motivo tem no máximo {MAX_REASON} caracteres (tem {len(reason)})."
+        return reason, [Problem("reason", label, message)]
+    if "\x00" in reason:
+        return reason, [Problem("reason", label, "O motivo contém caracteres inválidos.")]
+    return reason, []
