@@ -46,7 +46,11 @@ def service_of(platform: PlatformContext) -> WorkflowService:
 @hookimpl
 def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     from services.workflow.api.deps import READS_KEY
+    from services.workflow.api.migrations import MIGRATOR_KEY
+    from services.workflow.persistence.drafts_repo import SqlDraftStore
+    from services.workflow.persistence.migration_repo import SqlMigrationQueries
     from services.workflow.persistence.search_repo import SqlApiReads
+    from services.workflow.runtime.migration import Migrator
     from services.workflow.ui.deps import INBOX_KEY
 
     service = build(platform)
@@ -55,6 +59,9 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     platform.extras[READS_KEY] = SqlApiReads(platform.database)
     platform.extras[INBOX_KEY] = service.inbox
     platform.extras["workflow.tasks"] = service.tasks  # api.human_deps.TASKS_KEY
+    platform.extras[MIGRATOR_KEY] = Migrator(service.engine, SqlMigrationQueries())
+    drafts = SqlDraftStore(platform.database, platform.clock, platform.ids)
+    platform.extras["workflow.drafts"] = drafts  # ui.editor_ports.DRAFTS_KEY
     redis_url = platform.settings.redis_url
     if redis_url:
         platform.extras.setdefault("health_checks", {})["broker"] = _broker_probe(redis_url)

@@ -14,11 +14,14 @@ from litestar import Router
 from litestar.static_files import create_static_files_router
 
 from services.workflow.ui.definitions import DefinitionPagesController
+from services.workflow.ui.editor import DraftEditorController, NewDraftController
 from services.workflow.ui.inbox import InboxController, TaskActionController
 from services.workflow.ui.instances import InstancePageController
+from services.workflow.ui.migration_wizard import MigrationWizardController
 from services.workflow.ui.operations import OperationsController
 from services.workflow.ui.portal import portal_router
 from services.workflow.ui.session_pages import login, login_form, logout
+from services.workflow.ui.stuck import StuckInstancesController
 from services.workflow.ui.task_page import TaskPageController
 from services.workflow.ui.web import PAGE_ERRORS, LazyCsrfMiddleware
 
@@ -40,7 +43,11 @@ def ui_router() -> Router:
             TaskPageController,
             InstancePageController,
             OperationsController,
+            MigrationWizardController,
+            StuckInstancesController,
             DefinitionPagesController,
+            NewDraftController,
+            DraftEditorController,
         ],
         middleware=[LazyCsrfMiddleware],
         exception_handlers=PAGE_ERRORS,

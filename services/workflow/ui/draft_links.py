@@ -1,0 +1,121 @@
+"""Transitions of a draft as pure edits: connect one node to another in the field its type
+uses (``next``, an outcome, a branch, a default, a fork), and disconnect one transition.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from services.workflow.ui.draft_ops import (
+    MAX_EXPR,
+    Applied,
+    Link,
+    Node,
+    OpError,
+    Removed,
+    branches_of,
+    check_identifier,
+    dict_field,
+    find,
+    links,
+    refuse_if,
+    target_error,
+    timers_of,
+)
+
+
+def connect(
+    document: Mapping[str, Any], source: str, target: str, outcome: str = "", condition: str = ""
+) -> Applied:
+    """Add a transition ``source → target``, in the field the source's type uses.
+
+    An exclusive gateway takes a branch when a ``condition`` is given and its ``default``
+    otherwise; an approval needs an ``outcome``; a user task takes either an outcome or its
+    one ``next``; a parallel gateway adds a branch to its fork; everything else has one
+    ``next``, which is replaced (the replaced transition is reported in ``removed``).
+    """
+    kind = str(find(document, source).get("type"))
+    errors: dict[str, str | None] = {"target": target_error(document, target)}
+    if kind == "end":
+        errors["target"] = "Uma etapa final não tem transições de saída."
+    errors["outcome"] = _outcome_error(kind, outcome)
+    if condition and kind != "exclusive":
+        errors["condition"] = "Só um gateway exclusivo tem condições nas transições."
+    elif len(condition) > MAX_EXPR:
+        errors["condition"] = "Condição longa demais (até 4000 caracteres)."
+    refuse_if(errors)
+    doc = copy.deepcopy(dict(document))
+    node = find(doc, source)
+    replaced = _link_into(node, kind, target, outcome, condition)
+    return Applied(doc, source, tuple(Removed(source, link) for link in replaced))
+
+
+def _outcome_error(kind: str, outcome: str) -> str | None:
+    if kind == "approval" and not outcome:
+        return "Uma aprovação sai por resultados: informe o resultado (como approve)."
+    if outcome and kind not in ("approval", "user_task"):
+        return "Só aprovações e tarefas de usuário têm resultados."
+    if outcome:
+        return check_identifier(outcome, "O resultado")
+    return None
+
+
+def _link_into(node: Node, kind: str, target: str, outcome: str, condition: str) -> list[Link]:
+    """Write the transition; returns the transitions it replaced."""
+    existing = {link.key: link for link in links(node)}
+    if kind == "exclusive":
+        if condition:
+            node["branches"] = [*branches_of(node), {"when": condition, "next": target}]
+            return []
+        node["default"] = target
+        return [existing["default"]] if "default" in existing else []
+    if outcome:
+        if isinstance(node.get("next"), str):
+            taken = f"Esta tarefa já segue para {node['next']}"
+            raise OpError({"outcome": f"{taken}: remova essa transição antes de usar resultados."})
+        node["outcomes"] = {**dict_field(node, "outcomes"), outcome: target}
+        key = f"outcome.{outcome}"
+        return [existing[key]] if key in existing else []
+    if kind == "user_task" and node.get("outcomes"):
+        raise OpError({"outcome": "Esta tarefa sai por resultados: informe o resultado."})
+    if kind == "parallel":
+        return _fork_into(node, target)
+    node["next"] = target
+    return [existing["next"]] if "next" in existing else []
+
+
+def _fork_into(node: Node, target: str) -> list[Link]:
+    nxt = node.get("next")
+    if nxt is None:
+        node["next"] = target
+    elif isinstance(nxt, str) and nxt != target:
+        node["next"] = [nxt, target]
+    elif isinstance(nxt, list) and target not in nxt:
+        node["next"] = [*nxt, target]
+    else:
+        raise OpError({"target": f"Já existe uma transição para {target}."})
+    return []
+
+
+def disconnect(document: Mapping[str, Any], source: str, key: str) -> Applied:
+    """Remove one outgoing transition, named by its ``Link.key``."""
+    found = {link.key: link for link in links(find(document, source))}
+    if key not in found:
+        raise OpError({"link": "Essa transição não existe mais."})
+    doc = copy.deepcopy(dict(document))
+    node = find(doc, source)
+    field, _, rest = key.partition(".")
+    if field == "next" and rest:
+        node["next"] = [t for i, t in enumerate(node["next"]) if i != int(rest)]
+    elif field in ("next", "default"):
+        del node[field]
+    elif field == "outcome":
+        node["outcomes"] = {k: v for k, v in node["outcomes"].items() if k != rest}
+    elif field == "branch":
+        node["branches"] = [b for i, b in enumerate(node["branches"]) if i != int(rest)]
+    else:
+        timer = next(t for t in timers_of(node) if str(t.get("id")) == rest)
+        del timer["next"]
+    return Applied(doc, source, (Removed(source, found[key]),))

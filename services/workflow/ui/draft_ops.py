@@ -1,0 +1,322 @@
+"""Edits of a draft definition as pure functions: a document and one operation in, a new
+document out (the input is never changed).
+
+The editor works on the definition *dict*, like the definitions pages, because a draft is
+allowed to be invalid while someone is building it: an operation refuses only what is wrong
+on its own (a malformed or duplicate id, a target that does not exist, a transition a node type
+cannot have), with a message per form field; whole-graph rules are the real validation's job
+(``Validate`` on the page, and publishing). Transitions live in :mod:`.draft_links`;
+node-level properties, timers and rules in :mod:`.draft_props`.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+NODE_TYPES: Final = (
+    "start",
+    "validation",
+    "approval",
+    "user_task",
+    "manual_task",
+    "service_task",
+    "integration",
+    "notification",
+    "timer",
+    "exclusive",
+    "parallel",
+    "decision_table",
+    "end",
+)
+"""The node types of ``docs/definition-format.md``, in the order the add form offers them."""
+
+HUMAN: Final = frozenset({"approval", "user_task", "manual_task"})
+IDENTIFIER: Final = re.compile(r"^[a-z][a-z0-9_]*$")
+DOTTED: Final = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
+MAX_ID: Final = 64
+MAX_NAME: Final = 200
+MAX_EXPR: Final = 4000
+
+Document = dict[str, Any]
+Node = dict[str, Any]
+
+
+class OpError(Exception):
+    """The operation was refused; ``errors`` maps each form field to a sentence."""
+
+    def __init__(self, errors: Mapping[str, str]) -> None:
+        super().__init__("the edit was refused: " + ", ".join(sorted(errors)))
+        self.errors = dict(errors)
+
+
+class UnknownNode(LookupError):
+    """The node named in the address is not in the draft (the page maps it to 404)."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """One outgoing transition: ``key`` names it for ``disconnect``, ``label`` reads it out."""
+
+    key: str
+    label: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Removed:
+    """A transition an edit took away (the page says which)."""
+
+    source: str
+    link: Link
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.link.label} {self.link.target}"
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The new document, the node the page should return to, and what the edit removed."""
+
+    document: Document
+    focus: str | None
+    removed: tuple[Removed, ...] = ()
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def nodes_of(document: Mapping[str, Any]) -> list[Node]:
+    nodes = document.get("nodes")
+    return [n for n in nodes if isinstance(n, dict)] if isinstance(nodes, list) else []
+
+
+def node_ids(document: Mapping[str, Any]) -> list[str]:
+    return [str(n.get("id")) for n in nodes_of(document)]
+
+
+def find(document: Mapping[str, Any], node_id: str) -> Node:
+    for node in nodes_of(document):
+        if node.get("id") == node_id:
+            return node
+    raise UnknownNode(node_id)
+
+
+def label_of(key: str) -> str:
+    """How the page reads a transition out, from its key (``outcome.approve``...)."""
+    field, _, rest = key.partition(".")
+    if field == "next":
+        return "ramo paralelo para" if rest else "segue para"
+    if field == "outcome":
+        return f"resultado «{rest}» para"
+    if field == "branch":
+        return f"condição {int(rest) + 1} para"
+    if field == "timer":
+        return f"prazo «{rest}» para"
+    return "caso contrário para"
+
+
+def links(node: Mapping[str, Any]) -> list[Link]:
+    """Every outgoing transition, in the order the version page lists them."""
+    keyed: list[tuple[str, object]] = []
+    nxt = node.get("next")
+    if isinstance(nxt, str):
+        keyed.append(("next", nxt))
+    elif isinstance(nxt, list):
+        keyed.extend((f"next.{i}", t) for i, t in enumerate(nxt))
+    keyed.extend((f"outcome.{k}", v) for k, v in dict_field(node, "outcomes").items())
+    keyed.extend((f"branch.{i}", b.get("next")) for i, b in enumerate(branches_of(node)))
+    if isinstance(node.get("default"), str):
+        keyed.append(("default", node["default"]))
+    timed = [t for t in timers_of(node) if isinstance(t.get("next"), str)]
+    keyed.extend((f"timer.{t.get('id')}", t["next"]) for t in timed)
+    return [Link(key, label_of(key), str(target)) for key, target in keyed]
+
+
+def dict_field(holder: Mapping[str, Any], field: str) -> dict[str, Any]:
+    value = holder.get(field)
+    return value if isinstance(value, dict) else {}
+
+
+def list_field(holder: Mapping[str, Any], field: str) -> list[Any]:
+    value = holder.get(field)
+    return value if isinstance(value, list) else []
+
+
+def branches_of(node: Mapping[str, Any]) -> list[dict[str, Any]]:
+    branches = node.get("branches")
+    return [b for b in branches if isinstance(b, dict)] if isinstance(branches, list) else []
+
+
+def timers_of(node: Mapping[str, Any]) -> list[dict[str, Any]]:
+    timers = node.get("timers")
+    return [t for t in timers if isinstance(t, dict)] if isinstance(timers, list) else []
+
+
+# --- checks shared by the operations ---------------------------------------------------------
+
+
+def check_identifier(value: str, what: str = "O identificador") -> str | None:
+    if not value:
+        return f"{what} é obrigatório."
+    if len(value) > MAX_ID or not IDENTIFIER.match(value):
+        return f"{what} deve ter letras minúsculas, dígitos e _ (começando por letra, até 64)."
+    return None
+
+
+def check_dotted(value: str) -> str | None:
+    if len(value) > 100 or not DOTTED.match(value):
+        return "Use um nome com pontos em minúsculas, como diario.revisao."
+    return None
+
+
+def target_error(document: Mapping[str, Any], target: str) -> str | None:
+    if not target:
+        return "Escolha a etapa de destino."
+    if target not in node_ids(document):
+        return f"A etapa {target} não existe neste rascunho."
+    return None
+
+
+def refuse_if(errors: Mapping[str, str | None]) -> None:
+    found = {k: v for k, v in errors.items() if v}
+    if found:
+        raise OpError(found)
+
+
+# --- nodes -----------------------------------------------------------------------------------
+
+
+def add_node(
+    document: Mapping[str, Any], node_id: str, node_type: str, name: str = "", after: str = ""
+) -> Applied:
+    """A new node of ``node_type`` right after ``after`` (at the end when empty)."""
+    ids = node_ids(document)
+    id_error = check_identifier(node_id)
+    if id_error is None and node_id in ids:
+        id_error = f"Já existe uma etapa {node_id}."
+    refuse_if(
+        {
+            "node_id": id_error,
+            "node_type": None if node_type in NODE_TYPES else "Escolha um tipo de etapa.",
+            "name": "Nome longo demais (até 200)." if len(name) > MAX_NAME else None,
+            "after": f"A etapa {after} não existe." if after and after not in ids else None,
+        }
+    )
+    doc = copy.deepcopy(dict(document))
+    node: Node = {"id": node_id, "type": node_type}
+    if name:
+        node["name"] = name
+    nodes = nodes_of(doc)
+    nodes.insert(ids.index(after) + 1 if after else len(nodes), node)
+    doc["nodes"] = nodes
+    return Applied(doc, node_id)
+
+
+def rename_node(document: Mapping[str, Any], old: str, new: str) -> Applied:
+    """Change a node's id and every reference to it: ``next`` (one or a fork's list),
+    ``outcomes``, exclusive ``branches`` and ``default``, boundary ``timers[].next`` and
+    ``policy.exclude_completers_of``."""
+    find(document, old)
+    error = check_identifier(new, "O novo identificador")
+    if error is None and new == old:
+        error = "O novo identificador é igual ao atual."
+    if error is None and new in node_ids(document):
+        error = f"Já existe uma etapa {new}."
+    refuse_if({"new_id": error})
+    doc = copy.deepcopy(dict(document))
+    for node in nodes_of(doc):
+        if node.get("id") == old:
+            node["id"] = new
+        _map_references(node, lambda target: new if target == old else target)
+    return Applied(doc, new)
+
+
+def remove_node(document: Mapping[str, Any], node_id: str) -> Applied:
+    """Drop a node and every transition into it; ``removed`` says which transitions went."""
+    ids = node_ids(document)
+    find(document, node_id)
+    doc = copy.deepcopy(dict(document))
+    doc["nodes"] = [n for n in nodes_of(doc) if n.get("id") != node_id]
+    removed: list[Removed] = []
+    for node in doc["nodes"]:
+        for link in _map_references(node, lambda target: None if target == node_id else target):
+            removed.append(Removed(str(node.get("id")), link))
+    position = ids.index(node_id)
+    rest = [i for i in ids if i != node_id]
+    focus = rest[max(position - 1, 0)] if rest else None
+    return Applied(doc, focus, tuple(removed))
+
+
+def move_node(document: Mapping[str, Any], node_id: str, direction: str) -> Applied:
+    """One place up or down in the list (presentation order only); at an edge, no change."""
+    find(document, node_id)
+    if direction not in ("up", "down"):
+        raise OpError({"direction": "Escolha subir ou descer."})
+    doc = copy.deepcopy(dict(document))
+    nodes = nodes_of(doc)
+    here = [n.get("id") for n in nodes].index(node_id)
+    there = here - 1 if direction == "up" else here + 1
+    if 0 <= there < len(nodes):
+        nodes[here], nodes[there] = nodes[there], nodes[here]
+    doc["nodes"] = nodes
+    return Applied(doc, node_id)
+
+
+def _map_references(node: Node, change: Callable[[str], str | None]) -> list[Link]:
+    """Apply ``change`` to every node id this node points at; ``None`` drops the reference.
+
+    Returns the transitions dropped (``exclude_completers_of`` is not a transition: it is
+    updated but not reported).
+    """
+    before = {link.key: link for link in links(node)}
+    dropped: list[str] = []
+    nxt = node.get("next")
+    if isinstance(nxt, str):
+        _set_or_drop(node, "next", change(nxt), dropped, "next")
+    elif isinstance(nxt, list):
+        kept = []
+        for i, target in enumerate(nxt):
+            new = change(str(target))
+            if new is None:
+                dropped.append(f"next.{i}")
+            else:
+                kept.append(new)
+        node["next"] = kept
+    outcomes = node.get("outcomes")
+    if isinstance(outcomes, dict):
+        mapped = {k: change(str(v)) for k, v in outcomes.items()}
+        dropped.extend(f"outcome.{k}" for k, v in mapped.items() if v is None)
+        node["outcomes"] = {k: v for k, v in mapped.items() if v is not None}
+    if isinstance(node.get("branches"), list):
+        kept_branches = []
+        for i, branch in enumerate(node["branches"]):
+            new = change(str(branch.get("next"))) if isinstance(branch, dict) else None
+            if new is None:
+                dropped.append(f"branch.{i}")
+            else:
+                kept_branches.append({**branch, "next": new})
+        node["branches"] = kept_branches
+    if isinstance(node.get("default"), str):
+        _set_or_drop(node, "default", change(node["default"]), dropped, "default")
+    for timer in timers_of(node):
+        if isinstance(timer.get("next"), str):
+            _set_or_drop(timer, "next", change(timer["next"]), dropped, f"timer.{timer.get('id')}")
+    policy = node.get("policy")
+    if isinstance(policy, dict) and isinstance(policy.get("exclude_completers_of"), list):
+        mapped_ids = [change(str(i)) for i in policy["exclude_completers_of"]]
+        policy["exclude_completers_of"] = [i for i in mapped_ids if i is not None]
+    return [before[key] for key in dropped if key in before]
+
+
+def _set_or_drop(
+    holder: dict[str, Any], field: str, value: str | None, dropped: list[str], key: str
+) -> None:
+    if value is None:
+        del holder[field]
+        dropped.append(key)
+    else:
+        holder[field] = value

@@ -1,0 +1,294 @@
+"""The draft editor: build a definition as an ordered list of nodes, one form per edit.
+
+No canvas and no script: every edit is one POST applying one pure operation
+(:mod:`.draft_ops`, :mod:`.draft_links`, :mod:`.draft_props`) to the stored draft, saved only
+if the draft is still at the ``row_version`` the page was loaded at, then a redirect back to
+the edited node's anchor. A refused edit comes back with the typed values and an error per
+field; a concurrent edit comes back the same way with the draft as it now is, so nothing is
+lost on either side. ``Validate`` runs the engine's own compiler (the checks publishing runs)
+and ``Publish`` goes through the engine's publisher, audit row included, exactly like an
+uploaded file. A published draft keeps the version number it became and turns read-only.
+Everything needs ``workflow.publish``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any, Final
+
+from litestar import Controller, Request, Response, get, post
+from litestar.params import FromPath
+
+from contracts.errors import (
+    BadRequest,
+    ConcurrentModification,
+    DefinitionInvalid,
+    FieldError,
+    NotFound,
+)
+from services.workflow.ui.definition_views import node_errors
+from services.workflow.ui.deps import engine_of, reads_of
+from services.workflow.ui.draft_ops import (
+    IDENTIFIER,
+    NODE_TYPES,
+    Applied,
+    Document,
+    OpError,
+    UnknownNode,
+    add_node,
+    node_ids,
+)
+from services.workflow.ui.draft_props import RESULTS, set_header
+from services.workflow.ui.editor_forms import (
+    ACTIONS,
+    Failed,
+    back_to,
+    editor_nodes,
+    prefix_of,
+    read_values,
+    removed_from_query,
+)
+from services.workflow.ui.editor_new import DRAFTS, NewDraftController, drafts_of
+from services.workflow.ui.editor_ports import Draft
+from services.workflow.ui.web import page, page_requires, see_other, ui_actor
+
+__all__ = ["DraftEditorController", "NewDraftController"]
+
+ADD_FIELDS: Final = ("node_id", "node_type", "name", "after")
+HEADER_FIELDS: Final = ("name", "protocol_prefix", "description")
+Operation = Callable[[Document], Applied]
+
+
+class DraftEditorController(Controller):
+    path = DRAFTS
+    include_in_schema = False
+    guards = [page_requires("workflow.publish")]
+
+    @get("/{draft_id:str}")
+    async def show(self, request: Request[Any, Any, Any], draft_id: FromPath[str]) -> Response[Any]:
+        draft = await _draft(request, draft_id)
+        checked = request.query_params.get("check") == "1"
+        errors = _validation(request, draft.document) if checked else []
+        return await _editor(request, draft, checked=checked, errors=errors, from_query=True)
+
+    @post("/{draft_id:str}/header", status_code=303)
+    async def header(
+        self, request: Request[Any, Any, Any], draft_id: FromPath[str]
+    ) -> Response[Any]:
+        values = read_values(await request.form(), (*HEADER_FIELDS, "row_version"))
+        return await _apply(
+            request,
+            draft_id,
+            Failed("header", None, values, order=HEADER_FIELDS),
+            lambda doc: set_header(
+                doc, values["name"], values["protocol_prefix"], values["description"]
+            ),
+            "header",
+        )
+
+    @post("/{draft_id:str}/nodes", status_code=303)
+    async def add(self, request: Request[Any, Any, Any], draft_id: FromPath[str]) -> Response[Any]:
+        values = read_values(await request.form(), (*ADD_FIELDS, "row_version"))
+        return await _apply(
+            request,
+            draft_id,
+            Failed("add", None, values, order=ADD_FIELDS),
+            lambda doc: add_node(
+                doc, values["node_id"], values["node_type"], values["name"], values["after"]
+            ),
+            "added",
+        )
+
+    @post("/{draft_id:str}/nodes/{node_id:str}/{action:str}", status_code=303)
+    async def edit_node(
+        self,
+        request: Request[Any, Any, Any],
+        draft_id: FromPath[str],
+        node_id: FromPath[str],
+        action: FromPath[str],
+    ) -> Response[Any]:
+        if action not in ACTIONS:
+            raise NotFound("unknown editor action", action=action)
+        fields, operation = ACTIONS[action]
+        values = read_values(await request.form(), (*fields, "row_version"))
+        failed = Failed(prefix_of(node_id, action, values), node_id, values, order=fields)
+        return await _apply(
+            request, draft_id, failed, lambda doc: operation(doc, node_id, values), action
+        )
+
+    @post("/{draft_id:str}/publish", status_code=303)
+    async def publish(
+        self, request: Request[Any, Any, Any], draft_id: FromPath[str]
+    ) -> Response[Any]:
+        expected = _expected(read_values(await request.form(), ("row_version",)))
+        draft = await _editable(request, draft_id)
+        if expected != draft.row_version:
+            return await _conflict(request, draft_id, Failed("publish", None, {}))
+        actor = ui_actor(request)
+        try:
+            version, created = await engine_of(request).publisher.publish(
+                draft.document, actor=actor
+            )
+        except (DefinitionInvalid, BadRequest) as exc:
+            errors = list(exc.errors) or [
+                FieldError(path="", code=exc.problem_type, message=exc.detail)
+            ]
+            return await _editor(
+                request, draft, checked=True, errors=errors, refused=True, status_code=422
+            )
+        # An edit that lands after publishing read the draft keeps it a draft: nothing lost.
+        with contextlib.suppress(ConcurrentModification):
+            await drafts_of(request).mark_published(
+                draft.id, version.version, expected=expected, actor=actor
+            )
+        msg = "published" if created else "unchanged"
+        return see_other(
+            f"/cms/workflow/definitions/{version.key}/versions/{version.version}?msg={msg}"
+        )
+
+    @post("/{draft_id:str}/discard", status_code=303)
+    async def discard(
+        self, request: Request[Any, Any, Any], draft_id: FromPath[str]
+    ) -> Response[Any]:
+        expected = _expected(read_values(await request.form(), ("row_version",)))
+        try:
+            await drafts_of(request).delete(draft_id, expected=expected)
+        except ConcurrentModification:
+            return await _conflict(request, draft_id, Failed("discard", None, {}))
+        return see_other(f"{DRAFTS}?msg=discarded")
+
+
+# --- applying one edit -----------------------------------------------------------------------
+
+
+async def _apply(
+    request: Request[Any, Any, Any],
+    draft_id: str,
+    failed: Failed,
+    operation: Operation,
+    msg: str,
+) -> Response[Any]:
+    """Apply ``operation`` to the draft as stored, if the page saw that same version."""
+    expected = _expected(failed.values)
+    draft = await _editable(request, draft_id)
+    if expected != draft.row_version:
+        return await _conflict(request, draft_id, failed)
+    try:
+        applied = operation(draft.document)
+    except OpError as exc:
+        return await _editor(
+            request, draft, failed=replace(failed, errors=exc.errors), status_code=422
+        )
+    except UnknownNode as exc:
+        raise NotFound("unknown node in this draft", node_id=str(exc)) from exc
+    try:
+        await drafts_of(request).save(
+            draft.id, applied.document, expected=expected, actor=ui_actor(request)
+        )
+    except ConcurrentModification:
+        return await _conflict(request, draft_id, failed)
+    return see_other(back_to(f"{DRAFTS}/{draft.id}", msg, applied))
+
+
+async def _conflict(
+    request: Request[Any, Any, Any], draft_id: str, failed: Failed
+) -> Response[Any]:
+    """The draft as it is now, the refused form still holding what the person typed."""
+    fresh = await _draft(request, draft_id)
+    return await _editor(request, fresh, failed=failed, conflict=True, status_code=409)
+
+
+def _expected(values: Mapping[str, str]) -> int:
+    raw = str(values.get("row_version") or "")
+    return int(raw) if raw.isdigit() else -1
+
+
+# --- rendering -------------------------------------------------------------------------------
+
+
+def _validation(request: Request[Any, Any, Any], document: Document) -> list[FieldError]:
+    """The engine's own compile: every check publishing runs, nothing stored."""
+    try:
+        engine_of(request).compiler.compile(document)
+    except DefinitionInvalid as exc:
+        return _errors_of(exc)
+    return []
+
+
+def _errors_of(exc: DefinitionInvalid | BadRequest) -> list[FieldError]:
+    return list(exc.errors) or [FieldError(path="", code=exc.problem_type, message=exc.detail)]
+
+
+async def _editor(
+    request: Request[Any, Any, Any],
+    draft: Draft,
+    *,
+    failed: Failed | None = None,
+    conflict: bool = False,
+    checked: bool = False,
+    refused: bool = False,
+    errors: list[FieldError] | None = None,
+    from_query: bool = False,
+    status_code: int = 200,
+) -> Response[Any]:
+    doc = draft.document
+    by_node, general = node_errors(doc, errors or [])
+    known = engine_of(request).compiler.known
+    params = request.query_params if from_query else {}
+    node = params.get("node") or ""
+    return page(
+        request,
+        "editor_draft.html",
+        status_code=status_code,
+        draft=draft,
+        doc=doc,
+        nodes=editor_nodes(doc, by_node),
+        ids=node_ids(doc),
+        types=NODE_TYPES,
+        results=RESULTS,
+        general=general,
+        error_count=len(errors or []),
+        checked=checked,
+        refused=refused,
+        failed=failed,
+        conflict=conflict,
+        message=params.get("msg"),
+        message_node=node if IDENTIFIER.match(node) else None,
+        removed=removed_from_query(params.get("removed")),
+        latest=await _latest(request, draft.definition_key),
+        queues=sorted(known.queues),
+        handlers=sorted(known.handlers),
+        forms=sorted(f for f in known.forms if "@" not in f),
+    )
+
+
+async def _latest(request: Request[Any, Any, Any], key: str) -> int | None:
+    numbers = [v.version for v in await reads_of(request).versions(key)]
+    return max(numbers) if numbers else None
+
+
+async def _draft(request: Request[Any, Any, Any], draft_id: str) -> Draft:
+    found = await drafts_of(request).get(draft_id) if _is_uuid(draft_id) else None
+    if found is None:
+        raise NotFound("unknown workflow draft", draft_id=draft_id)
+    return found
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
+async def _editable(request: Request[Any, Any, Any], draft_id: str) -> Draft:
+    draft = await _draft(request, draft_id)
+    if draft.published_version is not None:
+        raise ConcurrentModification(
+            "this draft was already published", version=draft.published_version
+        )
+    return draft

@@ -1,0 +1,110 @@
+"""The drafts list and starting a draft: from scratch (a start and an end) or from a published
+version (a copy of its definition document). Guarded by ``workflow.publish`` like the editor.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Final
+
+from litestar import Controller, Request, Response, get, post
+from litestar.connection import ASGIConnection
+
+from contracts.errors import NotFound, ServiceUnavailable
+from services.workflow.ui.deps import reads_of
+from services.workflow.ui.draft_ops import OpError
+from services.workflow.ui.draft_props import new_document
+from services.workflow.ui.editor_forms import Failed, read_values
+from services.workflow.ui.editor_ports import DRAFTS_KEY, DraftStore
+from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor
+
+DRAFTS: Final = "/cms/workflow/drafts"
+BLANK_FIELDS: Final = ("key", "name", "protocol_prefix")
+
+
+def drafts_of(connection: ASGIConnection[Any, Any, Any, Any]) -> DraftStore:
+    store: DraftStore | None = platform_of(connection).extras.get(DRAFTS_KEY)
+    if store is None:
+        raise ServiceUnavailable("the draft store is not wired", port=DRAFTS_KEY)
+    return store
+
+
+class NewDraftController(Controller):
+    path = DRAFTS
+    include_in_schema = False
+    guards = [page_requires("workflow.publish")]
+
+    @get("/")
+    async def index(self, request: Request[Any, Any, Any]) -> Response[Any]:
+        drafts = await drafts_of(request).list_drafts()
+        names = await _names(request, {d.updated_by for d in drafts})
+        return page(
+            request,
+            "editor_list.html",
+            drafts=drafts,
+            names=names,
+            message=request.query_params.get("msg"),
+        )
+
+    @get("/new")
+    async def new_form(self, request: Request[Any, Any, Any]) -> Response[Any]:
+        params = request.query_params
+        chosen = f"{params.get('key')}@{params.get('version')}" if params.get("key") else ""
+        return await _new_page(request, None, chosen)
+
+    @post("/new", status_code=303)
+    async def create_blank(self, request: Request[Any, Any, Any]) -> Response[Any]:
+        values = read_values(await request.form(), BLANK_FIELDS)
+        try:
+            document = new_document(values["key"], values["name"], values["protocol_prefix"])
+        except OpError as exc:
+            failed = Failed("blank", None, values, exc.errors, BLANK_FIELDS)
+            return await _new_page(request, failed, "", status_code=422)
+        draft = await drafts_of(request).create(
+            key=values["key"], base_version=None, document=document, actor=ui_actor(request)
+        )
+        return see_other(f"{DRAFTS}/{draft.id}?msg=created")
+
+    @post("/from-version", status_code=303)
+    async def create_from_version(self, request: Request[Any, Any, Any]) -> Response[Any]:
+        values = read_values(await request.form(), ("version",))
+        key, _, number = values["version"].rpartition("@")
+        found = await reads_of(request).version(key, int(number)) if number.isdigit() else None
+        if found is None:
+            failed = Failed(
+                "copy", None, values, {"version": "Escolha uma versão publicada."}, ("version",)
+            )
+            return await _new_page(request, failed, values["version"], status_code=422)
+        draft = await drafts_of(request).create(
+            key=found.key,
+            base_version=found.version,
+            document=copy.deepcopy(found.definition),
+            actor=ui_actor(request),
+        )
+        return see_other(f"{DRAFTS}/{draft.id}?msg=copied")
+
+
+async def _new_page(
+    request: Request[Any, Any, Any], failed: Failed | None, chosen: str, *, status_code: int = 200
+) -> Response[Any]:
+    versions = sorted(await reads_of(request).versions(None), key=lambda v: (v.key, -v.version))
+    return page(
+        request,
+        "editor_new.html",
+        status_code=status_code,
+        versions=versions,
+        chosen=chosen,
+        failed=failed,
+    )
+
+
+async def _names(request: Request[Any, Any, Any], user_ids: set[str]) -> dict[str, str]:
+    """Display names of the people who last changed each draft (their id if unknown)."""
+    directory = platform_of(request).directory
+    names: dict[str, str] = {}
+    for user_id in user_ids:
+        try:
+            names[user_id] = (await directory.get_user(user_id)).display_name
+        except NotFound:
+            names[user_id] = user_id
+    return names

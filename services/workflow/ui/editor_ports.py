@@ -1,0 +1,56 @@
+"""What the draft editor stores drafts in: a port, so the pages never import SQLAlchemy.
+
+``services.workflow.persistence.drafts_repo.SqlDraftStore`` implements it; the composition
+root puts one in ``platform.extras[DRAFTS_KEY]``. A draft's ``document`` is a definition dict
+that may be invalid (that is what a draft is for); publishing turns it into a version.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Protocol
+
+import msgspec
+
+from contracts.kernel import Actor
+
+DRAFTS_KEY = "workflow.drafts"
+
+
+class Draft(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    definition_key: str
+    base_version: int | None
+    document: dict[str, Any]
+    created_by: str
+    updated_by: str
+    created_at: datetime
+    updated_at: datetime
+    row_version: int
+    published_version: int | None
+
+
+class DraftStore(Protocol):
+    """Drafts with optimistic concurrency: every change names the ``row_version`` it read.
+
+    ``save``, ``mark_published`` and ``delete`` raise ``ConcurrentModification`` when the row
+    moved on since (or was published), and ``NotFound`` when it is gone.
+    """
+
+    async def list_drafts(self) -> list[Draft]: ...
+
+    async def get(self, draft_id: str) -> Draft | None: ...
+
+    async def create(
+        self, *, key: str, base_version: int | None, document: dict[str, Any], actor: Actor
+    ) -> Draft: ...
+
+    async def save(
+        self, draft_id: str, document: dict[str, Any], *, expected: int, actor: Actor
+    ) -> Draft: ...
+
+    async def mark_published(
+        self, draft_id: str, version: int, *, expected: int, actor: Actor
+    ) -> None: ...
+
+    async def delete(self, draft_id: str, *, expected: int) -> None: ...
