@@ -85,7 +85,7 @@ def machine() -> dict[str, Any]:
     }
 
 
-async def tramita(n: int, workdir: Path) -> dict[str, Any]:
+async def tramita(n: int, workdir: Path, in_flight: int = IN_FLIGHT) -> dict[str, Any]:
     url = fresh_database("tramita_bench_durable").replace("postgresql://", "postgresql+psycopg://")
     site = install_plugin(workdir / "site", BENCH_PLUGIN)
     sys.path.insert(0, str(site))
@@ -130,7 +130,7 @@ async def tramita(n: int, workdir: Path) -> dict[str, Any]:
         cpu_before = {k: sum(map(cpu_seconds, pids)) for k, pids in roles.items()}
         began = time.perf_counter()
         # Closed loop, like the DBOS run below: at most IN_FLIGHT instances unfinished at once.
-        slots = asyncio.Semaphore(IN_FLIGHT)
+        slots = asyncio.Semaphore(in_flight)
         running: set[str] = set()
         started = 0
 
@@ -218,7 +218,7 @@ async def tramita(n: int, workdir: Path) -> dict[str, Any]:
         "handoff_via_broker_ms_p99": round(pct(via_broker, 0.99), 2),
         "instance_ms_p50": round(pct(latency, 0.50), 1),
         "instance_ms_p99": round(pct(latency, 0.99), 1),
-        "in_flight": IN_FLIGHT,
+        "in_flight": in_flight,
         "cpu_ms_per_instance": {k: round(v * 1000 / n, 2) for k, v in cpu.items()},
         "processes": "1 relay + 2 workers (25 jobs per queue each) + the starting process",
     }
@@ -268,9 +268,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--skip-dbos", action="store_true")
+    parser.add_argument(
+        "--in-flight", type=int, default=IN_FLIGHT, help="unfinished instances at once (Tramita)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        ours = asyncio.run(tramita(args.n, Path(tmp)))
+        ours = asyncio.run(tramita(args.n, Path(tmp), args.in_flight))
     print(json.dumps({"progress": "tramita done", "tramita": ours}), file=sys.stderr)
     result: dict[str, Any] = {"bench": "durable_six_node", "machine": machine(), "tramita": ours}
     if not args.skip_dbos:
