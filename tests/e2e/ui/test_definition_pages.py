@@ -92,7 +92,7 @@ async def test_a_modeler_lists_reads_publishes_and_compares_definition_versions(
     await shoot(page, "12-definition-publish-errors")
 
     await _publish(page, site, "v2.json", _second_version())
-    await expect(page.get_by_role("status")).to_have_text("Versão 2 publicada.")
+    await expect(page.locator("p.notice[role=status]")).to_have_text("Versão 2 publicada.")
     await page.get_by_role("link", name="Comparar com a versão 1").click()
     rows = page.get_by_role("row")
     await expect(rows.filter(has_text="withdrawn")).to_contain_text("adicionada")

@@ -21,6 +21,9 @@ from tests.integration.durable.test_flagship import APPROVER, boot, open_work
 
 pytestmark = pytest.mark.slow
 SLOW, QUICK = 6, 8
+SLOW_INPROCESS = 20
+"""The embedded delivery runs 4 integration steps at once: 20 slow ones keep the ERP busy for
+5 x DELAY_S, long enough on a slow machine for the quick lane to finish first."""
 
 
 async def _start(service: WorkflowService, key: str, n: int, **context: object) -> list[str]:
@@ -50,9 +53,9 @@ async def _wait_status(
 
 
 async def _quick_lane_while_erp_is_busy(
-    service: WorkflowService, erp: Erp, pump: object = None
+    service: WorkflowService, erp: Erp, slow_count: int = SLOW
 ) -> tuple[float, list[str]]:
-    slow = await _start(service, "durable.slow", SLOW, item="heavy")
+    slow = await _start(service, "durable.slow", slow_count, item="heavy")
     for instance_id in slow:
         erp.plan((await service.engine.status(instance_id)).protocol, "delay")
     quick = await _start(service, "durable.quick", QUICK)
@@ -81,7 +84,7 @@ async def test_slow_integration_does_not_hold_approvals(
         service = service_of(platform)
         service.delivery.start()  # the background loop, with per-queue concurrency
         try:
-            quick_s, slow = await _quick_lane_while_erp_is_busy(service, erp)
+            quick_s, slow = await _quick_lane_while_erp_is_busy(service, erp, SLOW_INPROCESS)
             slow_views = [await service.engine.status(i) for i in slow]
             assert any(v.status != "completed" for v in slow_views)  # the ERP is still busy
         finally:
