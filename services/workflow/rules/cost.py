@@ -11,11 +11,14 @@ real ``A`` and ``N`` and runs the rule in-process only when the bound is under
 
 The constants were measured on ``cel`` 0.10 (see ``docs/rules.md``) and rounded up two to three
 times; they decide *where* a rule runs, never whether it is stopped: a rule routed to a worker
-is killed at its wall-clock limit whatever this estimate said.
+is killed at its wall-clock limit whatever this estimate said. They hold for the machine they
+were measured on; ``machine_factor()`` scales them for a slower one.
 """
 
 from __future__ import annotations
 
+import functools
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -92,6 +95,27 @@ def smaller(a: Poly, b: Poly) -> Poly:
 def at(poly: Poly, size: float, items: float) -> float:
     """Value of ``poly`` for an activation of ``size`` bytes holding ``items`` values."""
     return sum(c * size**i * items**j for i, j, c in poly)
+
+
+REFERENCE_LOOP_NS = 700_000.0
+"""``_reference_loop()`` on the machine the constants were measured on (rounded up)."""
+
+
+def _reference_loop() -> int:
+    """A fixed piece of interpreter work, timed: it runs at the speed CEL evaluation runs."""
+    started = time.perf_counter_ns()
+    total = 0
+    for i in range(20_000):
+        total += i * 2
+    return time.perf_counter_ns() - started
+
+
+@functools.cache
+def machine_factor() -> float:
+    """How many times slower this process runs Python than the machine the constants come
+    from (never below 1): measured once per process, the best of a few runs."""
+    best = min(_reference_loop() for _ in range(7))
+    return max(1.0, best / REFERENCE_LOOP_NS)
 
 
 def conversion_ns(size: int, items: int) -> float:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from .activation import Prepared, check_result, decode, prepare
 from .compiler import CompiledRule
-from .cost import at, conversion_ns
+from .cost import at, conversion_ns, machine_factor
 from .errors import evaluation_error, rule_error
 from .limits import DEFAULT_LIMITS, RuleLimits
 from .sandbox import RuleSandbox, default_sandbox
@@ -24,7 +24,7 @@ def runs_inline(rule: CompiledRule, prepared: Prepared, limits: RuleLimits) -> b
     """Whether the static bound allows running ``rule`` in the calling process."""
     size = len(prepared.data)
     estimate = at(rule.cost, size, prepared.items) + conversion_ns(size, prepared.items)
-    return estimate <= limits.inline_budget_ms * 1e6
+    return estimate * machine_factor() <= limits.inline_budget_ms * 1e6
 
 
 def evaluate(

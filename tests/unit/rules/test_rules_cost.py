@@ -2,8 +2,9 @@
 
 Routing a rule in-process is only safe if the bound holds, since nothing can interrupt the
 engine there. These shapes are the expensive ones (quadratic accumulators, deep equality,
-regex compilation, conversion of many small values); if a library upgrade or a slower machine
-breaks the bound, this test says so before production does.
+regex compilation, conversion of many small values); if a library upgrade breaks the bound,
+this test says so before production does. A slower machine scales the bound by
+``machine_factor()``, as the evaluator does when it routes a rule.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 
 from services.workflow.rules import RuleLimits, compile_expression
 from services.workflow.rules.activation import decode, prepare
-from services.workflow.rules.cost import at, conversion_ns
+from services.workflow.rules.cost import at, conversion_ns, machine_factor
 from services.workflow.rules.evaluator import runs_inline
 
 VARIABLES = {"xs", "s", "ds", "strs", "deep"}
@@ -50,7 +51,9 @@ def test_the_cost_bound_exceeds_the_measured_time(expr: str, n: int) -> None:
     rule = compile_expression(expr, variables=VARIABLES, where="w")
     prepared = prepare(_activation(n), rule.variables, "w", LIMITS)
     size = len(prepared.data)
-    bound_ns = at(rule.cost, size, prepared.items) + conversion_ns(size, prepared.items)
+    bound_ns = (at(rule.cost, size, prepared.items) + conversion_ns(size, prepared.items)) * (
+        machine_factor()
+    )
     if bound_ns > 5e8:
         # Too slow to time here, and no need: such a rule never runs in-process, it goes to a
         # killable worker where the wall-clock limit is enforced.
@@ -63,3 +66,15 @@ def test_the_cost_bound_exceeds_the_measured_time(expr: str, n: int) -> None:
         rule.program.execute(data)
         best = min(best, time.perf_counter_ns() - started)
     assert best < bound_ns, f"{expr} with n={n}: {best} ns measured, bound {bound_ns:.0f} ns"
+
+
+def test_a_slower_machine_sends_rules_to_the_worker_sooner(monkeypatch: pytest.MonkeyPatch) -> None:
+    import services.workflow.rules.evaluator as evaluator
+
+    assert machine_factor() >= 1.0
+    rule = compile_expression("xs.map(x, x * 2)", variables=VARIABLES, where="w")
+    prepared = prepare(_activation(10), rule.variables, "w", LIMITS)
+    monkeypatch.setattr(evaluator, "machine_factor", lambda: 1.0)
+    assert runs_inline(rule, prepared, LIMITS)
+    monkeypatch.setattr(evaluator, "machine_factor", lambda: 1e9)
+    assert not runs_inline(rule, prepared, LIMITS)
