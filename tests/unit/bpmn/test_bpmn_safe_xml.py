@@ -91,7 +91,7 @@ def test_hostile_xml_is_refused_fast_with_bounded_memory(attack: str) -> None:
     finally:
         tracemalloc.stop()
     assert caught.value.fields["reason"] == reason
-    assert elapsed < 1.0, f"{attack} took {elapsed:.2f}s"
+    assert elapsed < 5.0, f"{attack} took {elapsed:.2f}s"  # an expansion would take minutes
     assert peak < 4 * MIB, f"{attack} peaked at {peak / MIB:.1f} MiB"
 
 
@@ -104,7 +104,7 @@ def test_bpmn_import_elements_are_refused_fast_and_never_fetched() -> None:
     started = time.perf_counter()
     with pytest.raises(DefinitionInvalid) as caught:
         import_bpmn(xml)
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 3.0  # never fetched: no network wait
     assert caught.value.errors[0].code == "bpmn.unsupported.import"
 
 
