@@ -18,9 +18,13 @@ run() {
   return "$code"
 }
 
+# Both cores: each pytest-xdist worker has its own databases (tests/conftest.py); a test file
+# stays on one worker. TRAMITA_TEST_WORKERS=0 runs in this process only.
+workers=(-n "${TRAMITA_TEST_WORKERS:-2}" --dist loadfile)
 status=0
 echo "== tests on SQLite =="
-TRAMITA_TEST_BACKEND=sqlite run -q --cov --cov-report= "$@" || status=1
+TRAMITA_TEST_BACKEND=sqlite run -q "${workers[@]}" --cov --cov-report= "$@" || status=1
 echo "== database tests on PostgreSQL =="
-TRAMITA_TEST_BACKEND=postgresql run -q -m db --cov --cov-append --cov-report=term:skip-covered "$@" || status=1
+TRAMITA_TEST_BACKEND=postgresql run -q -m db "${workers[@]}" --cov --cov-append \
+  --cov-report=term:skip-covered "$@" || status=1
 exit $status
