@@ -18,9 +18,9 @@ run() {
   return "$code"
 }
 
-# Both cores: each pytest-xdist worker has its own databases (tests/conftest.py); a test file
-# stays on one worker. TRAMITA_TEST_WORKERS=0 runs in this process only.
-workers=(-n "${TRAMITA_TEST_WORKERS:-2}" --dist loadfile)
+# Both cores: each pytest-xdist worker has its own databases (tests/conftest.py); an idle worker
+# takes tests from a busy one. TRAMITA_TEST_WORKERS=0 runs in this process only.
+workers=(-n "${TRAMITA_TEST_WORKERS:-2}" --dist worksteal)
 status=0
 echo "== tests on SQLite =="
 TRAMITA_TEST_BACKEND=sqlite run -q "${workers[@]}" --cov --cov-report= "$@" || status=1
