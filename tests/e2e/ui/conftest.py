@@ -127,6 +127,18 @@ async def new_page(browser: Browser, **options: Any) -> tuple[BrowserContext, Pa
     return context, await context.new_page()
 
 
+async def add_reader(platform: Platform) -> str:
+    """A user who may read workflows and work on tasks, but not operate or publish."""
+    directory = Directory(
+        platform.database, platform.clock, platform.ids, platform.registrations.permissions
+    )
+    await directory.ensure_profile("leitura", "leitura", ("workflow.read", "workflow.tasks"))
+    await directory.create_user(
+        "leitora", display_name="Leitora", profile="leitura", password=PASSWORD
+    )
+    return "leitora"
+
+
 async def login(page: Page, site: Site, username: str) -> None:
     await page.goto(f"{site.url}/cms/login")
     await page.get_by_label("Usuário").fill(username)

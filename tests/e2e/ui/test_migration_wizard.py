@@ -12,11 +12,17 @@ from playwright.async_api import Browser, Page, expect
 
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
-from core.identity import Directory
 from services.workflow.api.migrations import MIGRATOR_KEY
 from services.workflow.persistence.migration_repo import SqlMigrationQueries
 from services.workflow.runtime.migration import Migrator
-from tests.e2e.ui.conftest import PASSWORD, Site, login, new_page, serious_violations, shoot
+from tests.e2e.ui.conftest import (
+    Site,
+    add_reader,
+    login,
+    new_page,
+    serious_violations,
+    shoot,
+)
 
 MIGRATIONS = "/cms/workflow/operations/migrations"
 KEY = "teste.migracao"
@@ -234,16 +240,9 @@ async def _set_hidden(page: Page, name: str, value: str) -> None:
 async def test_a_person_without_the_operate_permission_cannot_open_the_wizard(
     site: Site, browser: Browser
 ) -> None:
-    platform = site.platform
-    directory = Directory(
-        platform.database, platform.clock, platform.ids, platform.registrations.permissions
-    )
-    await directory.ensure_profile("leitura", "leitura", ("workflow.read", "workflow.tasks"))
-    await directory.create_user(
-        "leitora", display_name="Leitora", profile="leitura", password=PASSWORD
-    )
+    reader = await add_reader(site.platform)
     context, page = await new_page(browser)
-    await login(page, site, "leitora")
+    await login(page, site, reader)
     response = await page.goto(f"{site.url}{MIGRATIONS}")
     await context.close()
     assert response is not None and response.status == 403

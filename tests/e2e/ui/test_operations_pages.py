@@ -21,17 +21,16 @@ from playwright.async_api import Browser, expect
 from contracts.workflow.types import StartRequest
 from core.app import Platform
 from core.clock import FixedClock
-from core.identity import Directory
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
 from core.web import create_app
 from services.workflow.plugin import service_of
 from tests.e2e.ui.conftest import (
-    PASSWORD,
     Site,
     _free_port,
     _staff,
+    add_reader,
     login,
     new_page,
     serious_violations,
@@ -210,16 +209,9 @@ async def test_the_threshold_form_works_without_javascript(
 async def test_the_stuck_page_needs_the_operate_permission(
     ops_site: OpsSite, browser: Browser
 ) -> None:
-    platform = ops_site.platform
-    directory = Directory(
-        platform.database, platform.clock, platform.ids, platform.registrations.permissions
-    )
-    await directory.ensure_profile("leitura", "leitura", ("workflow.read", "workflow.tasks"))
-    await directory.create_user(
-        "leitora", display_name="Leitora", profile="leitura", password=PASSWORD
-    )
+    reader = await add_reader(ops_site.platform)
     context, page = await new_page(browser)
-    await login(page, ops_site, "leitora")
+    await login(page, ops_site, reader)
     response = await page.goto(f"{ops_site.url}{STUCK}")
     await context.close()
     assert response is not None and response.status == 403
