@@ -8,6 +8,7 @@ import asyncio
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.slow
 SLOW, QUICK = 6, 8
 SLOW_INPROCESS = 20
 """The embedded delivery runs 4 integration steps at once: 20 slow ones keep the ERP busy for
-5 x DELAY_S, long enough on a slow machine for the quick lane to finish first."""
+5 x DELAY_S, long enough on a slow, loaded machine for the quick lane to finish first."""
 
 
 async def _start(service: WorkflowService, key: str, n: int, **context: object) -> list[str]:
@@ -53,11 +54,13 @@ async def _wait_status(
 
 
 async def _quick_lane_while_erp_is_busy(
-    service: WorkflowService, erp: Erp, slow_count: int = SLOW
+    service: WorkflowService, erp: Erp, slow_count: int = SLOW, deliver: Any = None
 ) -> tuple[float, list[str]]:
     slow = await _start(service, "durable.slow", slow_count, item="heavy")
     for instance_id in slow:
         erp.plan((await service.engine.status(instance_id)).protocol, "delay")
+    if deliver is not None:
+        deliver()  # only now: a step delivered before its plan would not be slow
     quick = await _start(service, "durable.quick", QUICK)
     await _wait_status(service, quick, "waiting", 30)  # includes the workers booting
     began = time.monotonic()
@@ -82,9 +85,11 @@ async def test_slow_integration_does_not_hold_approvals(
     if backend == "sqlite":
         platform = await boot(database_url, None)
         service = service_of(platform)
-        service.delivery.start()  # the background loop, with per-queue concurrency
         try:
-            quick_s, slow = await _quick_lane_while_erp_is_busy(service, erp, SLOW_INPROCESS)
+            # The background loop (per-queue concurrency) starts once the slow calls are planned.
+            quick_s, slow = await _quick_lane_while_erp_is_busy(
+                service, erp, SLOW_INPROCESS, service.delivery.start
+            )
             slow_views = [await service.engine.status(i) for i in slow]
             assert any(v.status != "completed" for v in slow_views)  # the ERP is still busy
         finally:
