@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from contracts.errors import ConcurrentModification
 from contracts.kernel import Actor, AuditEntry, AuditWriter, Clock, IdGen
 from core.dbtypes import UTCDateTime
+from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.runtime.naming import OUTBOX_CHANNEL
 from services.workflow.runtime.ports import (
@@ -213,20 +214,14 @@ class SqlUnitOfWork:
         return int((await self.conn.execute(statement)).scalar_one())
 
     async def add_instance(self, record: InstanceRecord) -> None:
-        await self.conn.execute(t.instances.insert().values(**msgspec.structs.asdict(record)))
+        await self.conn.execute(q.INSERT_INSTANCE, msgspec.structs.asdict(record))
 
     async def lock_instance(self, instance_id: str) -> InstanceRecord | None:
-        row = (
-            await self.conn.execute(
-                sa.select(t.instances).where(t.instances.c.id == instance_id).with_for_update()
-            )
-        ).first()
+        row = (await self.conn.execute(q.LOCK_INSTANCE, {"b_id": instance_id})).first()
         return None if row is None else _struct(InstanceRecord, row)
 
     async def get_instance(self, instance_id: str) -> InstanceRecord | None:
-        row = (
-            await self.conn.execute(sa.select(t.instances).where(t.instances.c.id == instance_id))
-        ).first()
+        row = (await self.conn.execute(q.GET_INSTANCE, {"b_id": instance_id})).first()
         return None if row is None else _struct(InstanceRecord, row)
 
     async def find_instance_by_protocol(self, protocol: str) -> InstanceRecord | None:
@@ -241,9 +236,7 @@ class SqlUnitOfWork:
         values = msgspec.structs.asdict(record)
         values.pop("id")
         result = await self.conn.execute(
-            t.instances.update()
-            .where(t.instances.c.id == record.id, t.instances.c.row_version == expected_version)
-            .values(**values)
+            q.UPDATE_INSTANCE, {**values, "b_id": record.id, "b_expected": expected_version}
         )
         if result.rowcount != 1:
             raise ConcurrentModification(
@@ -271,27 +264,38 @@ class SqlUnitOfWork:
         )
 
     async def append_history_rows(self, instance_id: str, records: list[HistoryRecord]) -> None:
-        """All history rows of one applied event, in one statement."""
+        """All history rows of one applied event, in one statement; ``ConcurrentModification``
+        when one of their numbers is taken (another event was applied to that version)."""
         if not records:
             return
+        # executemany of one prebuilt statement: compiled once and cached (a multi-row VALUES
+        # statement would be compiled anew for every call). History numbers come from the state
+        # version, so a taken number means another event was applied to that version first.
+        try:
+            await self._insert_history(instance_id, records)
+        except IntegrityError as exc:
+            raise ConcurrentModification(
+                "the instance changed since it was read", instance_id=instance_id
+            ) from exc
+
+    async def _insert_history(self, instance_id: str, records: list[HistoryRecord]) -> None:
         await self.conn.execute(
-            t.history.insert().values(
-                [
-                    {
-                        "id": str(self._ids.new_id()),
-                        "instance_id": instance_id,
-                        "seq": r.seq,
-                        "at": r.at,
-                        "event": r.event,
-                        "from_node": r.from_node,
-                        "to_node": r.to_node,
-                        "actor_kind": r.actor.kind if r.actor else None,
-                        "actor_id": r.actor.id if r.actor else None,
-                        "data": r.data,
-                    }
-                    for r in records
-                ]
-            )
+            q.INSERT_HISTORY,
+            [
+                {
+                    "id": str(self._ids.new_id()),
+                    "instance_id": instance_id,
+                    "seq": r.seq,
+                    "at": r.at,
+                    "event": r.event,
+                    "from_node": r.from_node,
+                    "to_node": r.to_node,
+                    "actor_kind": r.actor.kind if r.actor else None,
+                    "actor_id": r.actor.id if r.actor else None,
+                    "data": r.data,
+                }
+                for r in records
+            ],
         )
 
     async def history(self, instance_id: str) -> list[HistoryRecord]:
@@ -326,18 +330,14 @@ class SqlUnitOfWork:
     # --- step runs ----------------------------------------------------------------------------
 
     async def add_step_run(self, record: StepRunRecord) -> None:
-        await self.conn.execute(t.step_runs.insert().values(**msgspec.structs.asdict(record)))
+        await self.conn.execute(q.INSERT_STEP_RUN, msgspec.structs.asdict(record))
 
     async def get_step_run(self, step_run_id: str) -> StepRunRecord | None:
-        row = (
-            await self.conn.execute(sa.select(t.step_runs).where(t.step_runs.c.id == step_run_id))
-        ).first()
+        row = (await self.conn.execute(q.GET_STEP_RUN, {"b_id": step_run_id})).first()
         return None if row is None else _struct(StepRunRecord, row)
 
     async def update_step_run(self, step_run_id: str, **values: Any) -> None:
-        await self.conn.execute(
-            t.step_runs.update().where(t.step_runs.c.id == step_run_id).values(**values)
-        )
+        await self.conn.execute(q.UPDATE_STEP_RUN, {**values, "b_id": step_run_id})
 
     async def claim_step_run(
         self,
@@ -351,19 +351,18 @@ class SqlUnitOfWork:
     ) -> StepRunRecord | None:
         """Take the lease of a scheduled step. A running step is never taken over here: when its
         lease expires the sweeper closes that attempt and schedules the next one."""
-        sr = t.step_runs.c
         result = await self.conn.execute(
-            t.step_runs.update()
-            .where(sr.id == step_run_id, sr.status == "scheduled", sr.available_at <= now)
-            .values(
-                status="running",
-                lease_owner=owner,
-                lease_expires_at=lease_until,
-                started_at=now,
-                input=input,
-                checkpoint=checkpoint,
-            )
-            .returning(*t.step_runs.c)
+            q.CLAIM_STEP_RUN,
+            {
+                "b_id": step_run_id,
+                "b_now": now,
+                "status": "running",
+                "lease_owner": owner,
+                "lease_expires_at": lease_until,
+                "started_at": now,
+                "input": input,
+                "checkpoint": checkpoint,
+            },
         )
         row = result.first()
         return None if row is None else _struct(StepRunRecord, row)
@@ -371,28 +370,21 @@ class SqlUnitOfWork:
     async def finish_step_run(self, step_run_id: str, *, owner: str, **values: Any) -> bool:
         """Close a running step if ``owner`` still holds its lease; false when it lost it (the
         sweeper took the attempt away): its result is then discarded."""
-        c = t.step_runs.c
         result = await self.conn.execute(
-            t.step_runs.update()
-            .where(c.id == step_run_id, c.status == "running", c.lease_owner == owner)
-            .values(**values)
+            q.FINISH_STEP_RUN, {**values, "b_id": step_run_id, "b_owner": owner}
         )
         return bool(result.rowcount == 1)
 
     async def last_attempt(
         self, instance_id: str, node_id: str, kind: str, attempt_group: int
     ) -> int:
-        c = t.step_runs.c
-        value = (
-            await self.conn.execute(
-                sa.select(sa.func.max(c.attempt)).where(
-                    c.instance_id == instance_id,
-                    c.node_id == node_id,
-                    c.kind == kind,
-                    c.attempt_group == attempt_group,
-                )
-            )
-        ).scalar()
+        params = {
+            "b_instance": instance_id,
+            "b_node": node_id,
+            "b_kind": kind,
+            "b_group": attempt_group,
+        }
+        value = (await self.conn.execute(q.LAST_ATTEMPT, params)).scalar()
         return int(value or 0)
 
     async def last_checkpoint(
@@ -439,7 +431,7 @@ class SqlUnitOfWork:
     # --- tasks --------------------------------------------------------------------------------
 
     async def add_task(self, record: TaskRecord) -> None:
-        await self.conn.execute(t.tasks.insert().values(**msgspec.structs.asdict(record)))
+        await self.conn.execute(q.INSERT_TASK, msgspec.structs.asdict(record))
 
     async def lock_task(self, task_id: str) -> TaskRecord | None:
         row = (
@@ -519,7 +511,7 @@ class SqlUnitOfWork:
     # --- timers -------------------------------------------------------------------------------
 
     async def add_timer(self, record: TimerRecord) -> None:
-        await self.conn.execute(t.timers.insert().values(**msgspec.structs.asdict(record)))
+        await self.conn.execute(q.INSERT_TIMER, msgspec.structs.asdict(record))
 
     async def cancel_timers(
         self,
@@ -640,14 +632,15 @@ class SqlUnitOfWork:
     ) -> None:
         self._notify = True
         await self.conn.execute(
-            t.outbox.insert().values(
-                topic=topic,
-                key=key,
-                payload=payload,
-                created_at=self._clock.now(),
-                available_at=available_at,
-                attempts=0,
-            )
+            q.INSERT_OUTBOX,
+            {
+                "topic": topic,
+                "key": key,
+                "payload": payload,
+                "created_at": self._clock.now(),
+                "available_at": available_at,
+                "attempts": 0,
+            },
         )
 
     async def due_outbox(self, now: datetime, limit: int) -> list[OutboxMessage]:

@@ -180,6 +180,7 @@ class Run:
                     attempt_group=ag,
                     queue=self.m.queues[node_id],
                     handler=handler,
+                    fresh=True,
                 )
             )
         elif isinstance(node, HUMAN_TYPES):

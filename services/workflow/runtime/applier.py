@@ -118,34 +118,13 @@ class Applier:
         eager: EagerClaim | None = None,
     ) -> InstanceRecord:
         state = decision.new_state
-        # History rows of this event are numbered from the new state version: each applied
-        # event bumps it by exactly one, so no read of the last number is needed.
-        seq = state.version * HISTORY_STRIDE
-        history = [
-            HistoryRecord(
-                seq=seq,
-                at=now,
-                event=event_type(event),
-                from_node=None,
-                to_node=None,
-                actor=actor,
-                data={"event": encode_event(event), "state_version": state.version},
-            )
-        ]
+        # History goes first: its rows are numbered from the new state version (each applied
+        # event bumps it by exactly one, so no read of the last number is needed), and a number
+        # already taken means this decision was made on a stale read of the instance — the
+        # store reports that before anything else is written.
+        await uow.append_history_rows(record.id, self._history(state, event, decision, actor, now))
         for effect in decision.effects:
             if isinstance(effect, Transitioned):
-                seq += 1
-                history.append(
-                    HistoryRecord(
-                        seq=seq,
-                        at=now,
-                        event=f"transition.{effect.cause}",
-                        from_node=effect.from_node,
-                        to_node=effect.to_node,
-                        actor=actor,
-                        data={"token": effect.token_id},
-                    )
-                )
                 await self._announce(uow, record, model, state, effect, now)
             elif isinstance(effect, ScheduleStep):
                 await self._schedule(
@@ -160,6 +139,7 @@ class Applier:
                     state,
                     now,
                     eager,
+                    fresh=effect.fresh,
                 )
             elif isinstance(effect, RunCompensation):
                 await self._schedule(
@@ -236,7 +216,6 @@ class Applier:
                 await uow.cancel_open_step_runs(record.id, None)
                 await uow.cancel_open_tasks(record.id, None, now)
                 await uow.cancel_timers(record.id, None, None, None, None)
-        await uow.append_history_rows(record.id, history)
         updated = msgspec.structs.replace(
             record,
             status=public_status(state),
@@ -245,15 +224,7 @@ class Applier:
             context=dict(state.context),
             updated_at=now,
             ended_at=now if state.status in TERMINAL else None,
-            due_at=(
-                await uow.next_timer_due(record.id)
-                if record.due_at is not None
-                or any(
-                    isinstance(e, StartTimer | CancelTimers | InstanceFinished)
-                    for e in decision.effects
-                )
-                else None
-            ),
+            due_at=await self._next_due(uow, record, state, decision),
             row_version=state.version,
         )
         await uow.update_instance(updated, expected_version=record.row_version)
@@ -266,6 +237,51 @@ class Applier:
                 cycle_time_s=(now - record.started_at).total_seconds(),
             )
         return updated
+
+    @staticmethod
+    def _history(
+        state: InstanceState, event: Event, decision: Decision, actor: Actor | None, now: datetime
+    ) -> list[HistoryRecord]:
+        seq = state.version * HISTORY_STRIDE
+        history = [
+            HistoryRecord(
+                seq=seq,
+                at=now,
+                event=event_type(event),
+                from_node=None,
+                to_node=None,
+                actor=actor,
+                data={"event": encode_event(event), "state_version": state.version},
+            )
+        ]
+        for effect in decision.effects:
+            if isinstance(effect, Transitioned):
+                seq += 1
+                history.append(
+                    HistoryRecord(
+                        seq=seq,
+                        at=now,
+                        event=f"transition.{effect.cause}",
+                        from_node=effect.from_node,
+                        to_node=effect.to_node,
+                        actor=actor,
+                        data={"token": effect.token_id},
+                    )
+                )
+        return history
+
+    async def _next_due(
+        self, uow: UnitOfWork, record: InstanceRecord, state: InstanceState, decision: Decision
+    ) -> datetime | None:
+        """The instance's next pending timer, read only when its timers may have changed."""
+        if state.status in TERMINAL:
+            return None  # InstanceFinished cancelled every timer
+        changed = any(
+            isinstance(e, StartTimer | CancelTimers | InstanceFinished) for e in decision.effects
+        )
+        if record.due_at is None and not changed:
+            return None
+        return await uow.next_timer_due(record.id)
 
     def _due(self, effect: StartTimer) -> datetime:
         if effect.due_at is not None:
@@ -289,8 +305,10 @@ class Applier:
         state: InstanceState,
         now: datetime,
         eager: EagerClaim | None = None,
+        *,
+        fresh: bool = False,
     ) -> None:
-        previous = await uow.last_attempt(record.id, node_id, kind, attempt_group)
+        previous = 0 if fresh else await uow.last_attempt(record.id, node_id, kind, attempt_group)
         take = (
             eager is not None
             and eager.taken is None

@@ -32,6 +32,9 @@ class ScheduleStep(_Effect, tag="schedule_step", frozen=True, kw_only=True):
     attempt_group: int
     queue: str
     handler: str | None
+    fresh: bool = False
+    """The token entered the node anew: ``attempt_group`` is new, so no attempt of it exists yet
+    (the unique attempt constraint backs this up). A retry or reprocess leaves it false."""
 
 
 class OpenTask(_Effect, tag="open_task", frozen=True, kw_only=True):

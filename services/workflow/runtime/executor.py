@@ -21,6 +21,7 @@ import msgspec
 import structlog
 
 from contracts.errors import (
+    ConcurrentModification,
     HandlerFailure,
     InvalidTransition,
     RuleError,
@@ -43,14 +44,15 @@ from services.workflow.runtime.applier import EagerClaim, state_from_json
 from services.workflow.runtime.engine import Engine
 from services.workflow.runtime.events import CompensationDone, StepFailedTerminal, StepSucceeded
 from services.workflow.runtime.naming import backoff, step_topic
-from services.workflow.runtime.ports import StepRunRecord, UnitOfWork
+from services.workflow.runtime.ports import InstanceRecord, StepRunRecord, UnitOfWork
 from services.workflow.runtime.state import TERMINAL
 
 log = structlog.get_logger("tramita.worker")
 LEASE_MARGIN = timedelta(seconds=30)
 TableEvaluator = Callable[[object, Mapping[str, Any]], dict[str, Any]]
-Claimed = tuple[StepRunRecord, CompiledModel, dict[str, Any], str]
-"""A step this worker holds the lease of, its model, the instance context and protocol."""
+Claimed = tuple[StepRunRecord, CompiledModel, InstanceRecord]
+"""A step this worker holds the lease of, its model, and the instance as last read (the
+snapshot its result is applied to, unless the instance moved on meanwhile)."""
 MAX_CHAIN = 32
 """Steps one delivery may run back to back before the next one goes through the broker."""
 
@@ -135,12 +137,12 @@ class Executor:
         self,
         step: StepRunRecord,
         model: CompiledModel,
-        context: dict[str, Any],
-        protocol: str,
+        snapshot: InstanceRecord,
         *,
         chain: bool,
     ) -> tuple[str, Claimed | None]:
         node = model.nodes[step.node_id]
+        context, protocol = snapshot.context, snapshot.protocol
         started = self._clock.now()
         step_input = StepInput(
             instance_id=step.instance_id,
@@ -184,7 +186,9 @@ class Executor:
                 duration_s=duration,
                 ok=ok,
             )
-        return await self._succeed(step, model, result, started=started, chain=chain)
+        return await self._succeed(
+            step, model, result, started=started, chain=chain, snapshot=snapshot
+        )
 
     # --- phase 1: claim -----------------------------------------------------------------------
 
@@ -225,12 +229,7 @@ class Executor:
             if taken is None:
                 return "skipped"
             await uow.commit()
-        return (
-            taken,
-            model,
-            dict(record.context),
-            record.protocol,
-        )
+        return taken, model, record
 
     # --- phase 2: the work --------------------------------------------------------------------
 
@@ -305,21 +304,42 @@ class Executor:
     async def _finish(
         self,
         step: StepRunRecord,
-        model: CompiledModel,
         make_event: Any,
         *,
         chain: bool = False,
+        snapshot: InstanceRecord | None = None,
         **step_values: Any,
     ) -> tuple[str, Claimed | None]:
         """Record the step's end and apply its event in one transaction; with ``chain``, the
-        next step on one of this worker's queues is claimed in it too (returned)."""
+        next step on one of this worker's queues is claimed in it too (returned).
+
+        With a ``snapshot`` (the instance as this worker last read it), the event is applied to
+        it without locking the row first: the instance update only succeeds if the row is still
+        at that version. If something else changed the instance meanwhile (a timer, a cancel),
+        the whole transaction rolls back and is redone once with the row locked. The model is
+        the one of the version the instance is on when the event is applied.
+        """
+        if snapshot is not None:
+            with contextlib.suppress(ConcurrentModification, InvalidTransition):
+                return await self._finish_once(step, make_event, chain, snapshot, step_values)
+        return await self._finish_once(step, make_event, chain, None, step_values)
+
+    async def _finish_once(
+        self,
+        step: StepRunRecord,
+        make_event: Any,
+        chain: bool,
+        snapshot: InstanceRecord | None,
+        step_values: dict[str, Any],
+    ) -> tuple[str, Claimed | None]:
         now = self._clock.now()
         eager = (
             EagerClaim(self.worker_id, self.eager_queues, self._lease_margin)
             if chain and self.eager_queues
             else None
         )
-        updated = None
+        updated: InstanceRecord | None = None
+        model: CompiledModel | None = None
         async with self._uow() as uow:
             if not await uow.finish_step_run(
                 step.id, owner=self.worker_id, finished_at=now, **step_values
@@ -327,12 +347,14 @@ class Executor:
                 return "lease_lost", None
             event = make_event(uow, now)
             if event is not None:
-                record = await uow.lock_instance(step.instance_id)
+                record = snapshot or await uow.lock_instance(step.instance_id)
                 assert record is not None
+                model = await self._engine.model_of(uow, record)
                 state = state_from_json(record.state)
                 # If the instance moved on meanwhile (cancelled, a timer fired), decide() refuses
                 # before writing anything: the step result is recorded, the instance left as is.
-                with contextlib.suppress(InvalidTransition):
+                # (On a snapshot, the refusal rolls back and is decided again on the locked row.)
+                with contextlib.suppress(*(() if snapshot else (InvalidTransition,))):
                     updated = await self._engine._apply(
                         uow,
                         record,
@@ -346,9 +368,9 @@ class Executor:
             await uow.commit()
         self._engine.wakeup()
         outcome = str(step_values.get("status", "done"))
-        if eager is None or eager.taken is None or updated is None:
+        if eager is None or eager.taken is None or updated is None or model is None:
             return outcome, None
-        return outcome, (eager.taken, model, dict(updated.context), updated.protocol)
+        return outcome, (eager.taken, model, updated)
 
     async def _succeed(
         self,
@@ -358,6 +380,7 @@ class Executor:
         *,
         started: datetime,
         chain: bool,
+        snapshot: InstanceRecord,
     ) -> tuple[str, Claimed | None]:
         output = dict(result.output) if isinstance(result, StepResult) else {}
 
@@ -377,9 +400,9 @@ class Executor:
         try:
             return await self._finish(
                 step,
-                model,
                 event,
                 chain=chain,
+                snapshot=snapshot,
                 status="succeeded",
                 output=output,
                 started_at=started,
@@ -416,7 +439,7 @@ class Executor:
 
         times: dict[str, Any] = {} if started is None else {"started_at": started}
         outcome, _ = await self._finish(
-            step, model, event, status="rejected", error=error_info(exc), **times
+            step, event, status="rejected", error=error_info(exc), **times
         )
         return outcome
 

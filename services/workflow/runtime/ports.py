@@ -167,7 +167,8 @@ class UnitOfWork(Protocol):
     async def append_history(self, instance_id: str, seq: int, record: HistoryRecord) -> None: ...
 
     async def append_history_rows(self, instance_id: str, records: list[HistoryRecord]) -> None:
-        """All history rows of one applied event, in one statement."""
+        """All history rows of one applied event, in one statement; ``ConcurrentModification``
+        when one of their numbers is taken (another event was applied to that version)."""
         ...
 
     async def history(self, instance_id: str) -> list[HistoryRecord]: ...

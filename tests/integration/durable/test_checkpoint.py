@@ -13,13 +13,9 @@ from contracts.hookspecs import hookimpl
 from contracts.kernel import Actor
 from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import StartRequest, StepInput, StepResult
-from core.app import Platform
 from core.clock import FixedClock
-from core.ids import SequentialIdGen
-from core.plugins import PluginHost
-from core.settings import Settings
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.plugin import service_of
+from tests.fakes.boot import booted
 
 BATCH = {
     "format": 1,
@@ -86,18 +82,8 @@ def batch() -> BatchPlugin:
 async def service(
     database_url: str, clock: FixedClock, batch: BatchPlugin
 ) -> AsyncIterator[WorkflowService]:
-    host = PluginHost()
-    host.discover()
-    host.register(batch, "batch_test")
-    platform = await Platform.boot(
-        Settings(database_url=database_url),
-        clock=clock,
-        ids=SequentialIdGen(clock),
-        host=host,
-        upgrade=False,
-    )
-    yield service_of(platform)
-    await platform.close()
+    async with booted(database_url, clock, batch_test=batch) as service:
+        yield service
 
 
 async def test_a_retried_attempt_resumes_from_the_last_checkpoint(

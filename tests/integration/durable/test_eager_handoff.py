@@ -16,14 +16,10 @@ from contracts.hookspecs import hookimpl
 from contracts.kernel import Actor
 from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import StartRequest, StepInput, StepResult
-from core.app import Platform
 from core.clock import FixedClock
-from core.ids import SequentialIdGen
-from core.plugins import PluginHost
-from core.settings import Settings
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.persistence import tables as t
-from services.workflow.plugin import service_of
+from tests.fakes.boot import booted
 
 CHAIN = {
     "format": 1,
@@ -108,18 +104,8 @@ def chain() -> ChainPlugin:
 async def service(
     database_url: str, clock: FixedClock, chain: ChainPlugin
 ) -> AsyncIterator[WorkflowService]:
-    host = PluginHost()
-    host.discover()
-    host.register(chain, "eager_test")
-    platform = await Platform.boot(
-        Settings(database_url=database_url),
-        clock=clock,
-        ids=SequentialIdGen(clock),
-        host=host,
-        upgrade=False,
-    )
-    yield service_of(platform)
-    await platform.close()
+    async with booted(database_url, clock, eager_test=chain) as service:
+        yield service
 
 
 async def _start(service: WorkflowService) -> str:

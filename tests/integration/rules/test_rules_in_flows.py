@@ -14,13 +14,9 @@ from contracts.errors import RetryableFailure
 from contracts.hookspecs import hookimpl
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
-from core.app import Platform
 from core.clock import FixedClock
-from core.ids import SequentialIdGen
-from core.plugins import PluginHost
-from core.settings import Settings
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.plugin import service_of
+from tests.fakes.boot import booted
 
 TABLE = {
     "hit_policy": "first",
@@ -141,18 +137,8 @@ def plugin() -> RulesPlugin:
 async def service(
     database_url: str, clock: FixedClock, plugin: RulesPlugin
 ) -> AsyncIterator[WorkflowService]:
-    host = PluginHost()
-    host.discover()
-    host.register(plugin, "rules_test")
-    platform = await Platform.boot(
-        Settings(database_url=database_url),
-        clock=clock,
-        ids=SequentialIdGen(clock),
-        host=host,
-        upgrade=False,
-    )
-    yield service_of(platform)
-    await platform.close()
+    async with booted(database_url, clock, rules_test=plugin) as service:
+        yield service
 
 
 async def _run(service: WorkflowService, key: str, context: dict[str, Any]) -> str:

@@ -378,7 +378,7 @@ def test_decision_tables_run_on_the_validation_queue() -> None:
     d = Driver(model)
     started = d.start(x=11)
     assert started.effects[-1] == ScheduleStep(
-        token_id="t", node_id="work", attempt_group=1, queue="validation", handler=None
+        token_id="t", node_id="work", attempt_group=1, queue="validation", handler=None, fresh=True
     )
     assert model.tables["work"]({"x": 11}) == {"tier": "high"}
     d.succeed("work", tier="high")

@@ -58,7 +58,12 @@ def test_small_purchase_goes_straight_to_stock_payment_and_notification(
     d = Driver(model)
     first = d.start(**request(10000))
     assert first.effects[-1] == ScheduleStep(
-        token_id="t", node_id="check", attempt_group=1, queue="validation", handler=None
+        token_id="t",
+        node_id="check",
+        attempt_group=1,
+        queue="validation",
+        handler=None,
+        fresh=True,  # entered anew: no earlier attempt to look up
     )
     assert d.state.status == "running"
     routed = d.succeed("check")

@@ -1,0 +1,137 @@
+"""A worker applies its step's result to the instance as it last read it, without locking the
+row first; when the instance changed meanwhile, the finish is redone on the locked row and no
+result is lost or applied twice."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from contracts.hookspecs import hookimpl
+from contracts.kernel import Actor
+from contracts.workflow.handlers import StepControl
+from contracts.workflow.types import StartRequest, StepInput, StepResult
+from core.clock import FixedClock
+from services.workflow.bootstrap import WorkflowService
+from tests.fakes.boot import booted
+
+SPLIT = {
+    "format": 1,
+    "key": "snapshot.split",
+    "name": "Two branches",
+    "protocol_prefix": "SNP",
+    "nodes": [
+        {"id": "begin", "type": "start", "produces": ["n"], "next": "fork"},
+        {"id": "fork", "type": "parallel", "next": ["left", "right"]},
+        {
+            "id": "left",
+            "type": "service_task",
+            "handler": "snapshot.echo",
+            "consumes": ["n"],
+            "produces": ["left"],
+            "next": "join",
+        },
+        {
+            "id": "right",
+            "type": "service_task",
+            "handler": "snapshot.echo",
+            "consumes": ["n"],
+            "produces": ["right"],
+            "next": "join",
+        },
+        {"id": "join", "type": "parallel", "next": "end"},
+        {"id": "end", "type": "end"},
+    ],
+}
+
+
+class Echo:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    async def execute(self, step: StepInput, control: StepControl) -> StepResult:
+        self.calls.append(step.node_id)
+        return StepResult(output={step.node_id: int(step.data["n"]) * 10})
+
+
+class SplitPlugin:
+    def __init__(self) -> None:
+        self.echo = Echo()
+
+    @hookimpl
+    def tramita_register_queues(self, registry: Any) -> None:
+        registry.add("snapshot.split.operators", "Snapshot operators")
+
+    @hookimpl
+    def tramita_register_handlers(self, registry: Any) -> None:
+        registry.add("snapshot.echo", self.echo)
+
+    @hookimpl
+    def tramita_register_workflows(self, registry: Any) -> None:
+        registry.add(SPLIT)
+
+
+@pytest.fixture
+def split() -> SplitPlugin:
+    return SplitPlugin()
+
+
+@pytest.fixture
+async def service(
+    database_url: str, clock: FixedClock, split: SplitPlugin
+) -> AsyncIterator[WorkflowService]:
+    async with booted(database_url, clock, snapshot_test=split) as service:
+        yield service
+
+
+async def test_a_step_finished_on_a_stale_snapshot_is_redone_on_the_locked_row(
+    service: WorkflowService, split: SplitPlugin
+) -> None:
+    view = await service.engine.start(
+        StartRequest(definition_key="snapshot.split", context={"n": 4}, actor=Actor(id="u"))
+    )
+    async with service.engine._uow() as uow:
+        runs = {r.node_id: r for r in await uow.step_runs(view.id)}
+    executor = service.executor
+    # Both workers claim (and so read the instance) before either finishes.
+    left = await executor._claim(runs["left"].id)
+    right = await executor._claim(runs["right"].id)
+    assert not isinstance(left, str) and not isinstance(right, str)
+    assert left[2].row_version == right[2].row_version
+    assert (await executor._run(*left, chain=False))[0] == "succeeded"
+    # "right" still holds the version before "left" finished: its update cannot win, so the
+    # finish is redone with the row locked and both results end up on the instance.
+    assert (await executor._run(*right, chain=False))[0] == "succeeded"
+    done = await service.engine.status(view.id)
+    assert done.status == "completed"
+    assert done.context == {"n": 4, "left": 40, "right": 40}
+    assert sorted(split.echo.calls) == ["left", "right"]
+    async with service.engine._uow() as uow:
+        after = {r.node_id: r for r in await uow.step_runs(view.id)}
+    assert {n: (r.attempt, r.status) for n, r in after.items()} == {
+        "left": (1, "succeeded"),
+        "right": (1, "succeeded"),
+    }
+    stored, replayed = await service.engine.replayed_state(view.id)
+    assert stored == replayed
+
+
+async def test_a_step_whose_instance_was_cancelled_meanwhile_leaves_it_cancelled(
+    service: WorkflowService, split: SplitPlugin
+) -> None:
+    view = await service.engine.start(
+        StartRequest(definition_key="snapshot.split", context={"n": 1}, actor=Actor(id="u"))
+    )
+    async with service.engine._uow() as uow:
+        runs = {r.node_id: r for r in await uow.step_runs(view.id)}
+    left = await service.executor._claim(runs["left"].id)
+    assert not isinstance(left, str)
+    await service.engine.cancel(view.id, actor=Actor(id="admin"), reason="withdrawn")
+    await service.executor._run(*left, chain=False)
+    after = await service.engine.status(view.id)
+    assert after.status == "cancelled"
+    assert "left" not in after.context
+    stored, replayed = await service.engine.replayed_state(view.id)
+    assert stored == replayed
