@@ -3,25 +3,39 @@
 SQLite runs in WAL mode and every transaction starts with ``BEGIN IMMEDIATE``: it takes the
 database write lock up front, which is SQLite's equivalent of holding the instance row with
 ``SELECT ... FOR UPDATE`` (writers queue on ``busy_timeout`` instead of failing mid-way).
+
+PostgreSQL connections are checked with a ping when they leave the pool after sitting idle for
+``PING_AFTER_IDLE_S`` or more (a dead one is replaced transparently). A connection handed back
+and out again within that time is not pinged: under load that saves a round trip on every
+transaction. If the server restarts in that short window, the one transaction that meets the
+dead connection fails; SQLAlchemy then discards every pooled connection made before it.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+PING_AFTER_IDLE_S = 1.0
 
 
 def is_sqlite(engine: AsyncEngine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def create_engine(url: str, *, pool_size: int = 10, echo: bool = False) -> AsyncEngine:
+def create_engine(
+    url: str,
+    *,
+    pool_size: int = 10,
+    echo: bool = False,
+    ping_after_idle_s: float = PING_AFTER_IDLE_S,
+) -> AsyncEngine:
     """An async engine for ``url`` with the pragmas and pool settings Tramita relies on."""
     if url.startswith("sqlite"):
         engine = create_async_engine(
@@ -32,13 +46,30 @@ def create_engine(url: str, *, pool_size: int = 10, echo: bool = False) -> Async
         )
         _configure_sqlite(engine)
         return engine
-    return create_async_engine(
-        url,
-        echo=echo,
-        pool_size=pool_size,
-        max_overflow=pool_size,
-        pool_pre_ping=True,
-    )
+    engine = create_async_engine(url, echo=echo, pool_size=pool_size, max_overflow=pool_size)
+    _ping_when_idle(engine, ping_after_idle_s)
+    return engine
+
+
+def _ping_when_idle(engine: AsyncEngine, after_s: float) -> None:
+    """SQLAlchemy's ``pool_pre_ping``, but only for connections idle ``after_s`` or longer."""
+    pool = engine.sync_engine.pool
+    dialect = engine.dialect
+
+    @event.listens_for(pool, "checkin")
+    def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info["tramita_idle_since"] = time.monotonic()
+
+    @event.listens_for(pool, "checkout")
+    def _on_checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        idle_since = record.info.get("tramita_idle_since")
+        if idle_since is None or time.monotonic() - idle_since < after_s:
+            return
+        try:
+            dialect.do_ping(dbapi_connection)
+        except Exception as error:
+            # The pool discards this connection and checks out a fresh one (up to 3 tries).
+            raise exc.DisconnectionError("the pooled connection is gone") from error
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:
