@@ -23,6 +23,7 @@ from typing import Any
 
 import psycopg
 import sqlalchemy as sa
+import uvloop
 
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
@@ -40,7 +41,7 @@ from tests.integration.durable.harness import Fleet, PrivateRedis, install_plugi
 ADMIN = os.environ.get("TRAMITA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
 BENCH_PLUGIN = ROOT / "bench" / "plugin"
 IN_FLIGHT = 32
-REAP_S = 0.01
+REAP_S = 0.02
 """How often the starting process looks for finished instances (to start the next ones)."""
 
 
@@ -273,7 +274,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        ours = asyncio.run(tramita(args.n, Path(tmp), args.in_flight))
+        ours = uvloop.run(tramita(args.n, Path(tmp), args.in_flight))
     print(json.dumps({"progress": "tramita done", "tramita": ours}), file=sys.stderr)
     result: dict[str, Any] = {"bench": "durable_six_node", "machine": machine(), "tramita": ours}
     if not args.skip_dbos:
