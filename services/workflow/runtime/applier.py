@@ -116,8 +116,17 @@ class Applier:
         actor: Actor | None,
         now: datetime,
         eager: EagerClaim | None = None,
+        new: bool = False,
     ) -> InstanceRecord:
+        """Write what ``decision`` says. ``new``: ``record`` is not stored yet (a start); its
+        row is inserted already in the decided state instead of inserted, then updated."""
         state = decision.new_state
+        if new:
+            first_due = min(
+                (self._due(e) for e in decision.effects if isinstance(e, StartTimer)), default=None
+            )
+            updated = self._decided(record, state, now, first_due)
+            await uow.add_instance(updated)
         # History goes first: its rows are numbered from the new state version (each applied
         # event bumps it by exactly one, so no read of the last number is needed), and a number
         # already taken means this decision was made on a stale read of the instance — the
@@ -216,18 +225,10 @@ class Applier:
                 await uow.cancel_open_step_runs(record.id, None)
                 await uow.cancel_open_tasks(record.id, None, now)
                 await uow.cancel_timers(record.id, None, None, None, None)
-        updated = msgspec.structs.replace(
-            record,
-            status=public_status(state),
-            current_nodes=sorted({t.node_id for t in state.tokens}),
-            state=state_to_json(state),
-            context=dict(state.context),
-            updated_at=now,
-            ended_at=now if state.status in TERMINAL else None,
-            due_at=await self._next_due(uow, record, state, decision),
-            row_version=state.version,
-        )
-        await uow.update_instance(updated, expected_version=record.row_version)
+        if not new:
+            due = await self._next_due(uow, record, state, decision)
+            updated = self._decided(record, state, now, due)
+            await uow.update_instance(updated, expected_version=record.row_version)
         if updated.ended_at is not None and record.ended_at is None:
             # Counted when the finishing transaction is written; a rollback after this point
             # would over-count by one (an after-commit hook would be exact).
@@ -237,6 +238,22 @@ class Applier:
                 cycle_time_s=(now - record.started_at).total_seconds(),
             )
         return updated
+
+    @staticmethod
+    def _decided(
+        record: InstanceRecord, state: InstanceState, now: datetime, due_at: datetime | None
+    ) -> InstanceRecord:
+        return msgspec.structs.replace(
+            record,
+            status=public_status(state),
+            current_nodes=sorted({t.node_id for t in state.tokens}),
+            state=state_to_json(state),
+            context=dict(state.context),
+            updated_at=now,
+            ended_at=now if state.status in TERMINAL else None,
+            due_at=due_at,
+            row_version=state.version,
+        )
 
     @staticmethod
     def _history(

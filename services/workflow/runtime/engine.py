@@ -173,10 +173,9 @@ class Engine:
                 ended_at=None,
                 row_version=0,
             )
-            await uow.add_instance(record)
             event = Started(at=now, input=dict(request.context), actor=actor_id)
             record = await self._apply(
-                uow, record, model, initial_state(), event, request.actor, now
+                uow, record, model, initial_state(), event, request.actor, now, new=True
             )
             await uow.audit(
                 AuditEntry(
@@ -209,10 +208,11 @@ class Engine:
         actor: Actor | None,
         now: datetime,
         eager: EagerClaim | None = None,
+        new: bool = False,
     ) -> InstanceRecord:
         decision = decide(model, state, event, now)
         updated: InstanceRecord = await self._applier.apply(
-            uow, record, model, event, decision, actor=actor, now=now, eager=eager
+            uow, record, model, event, decision, actor=actor, now=now, eager=eager, new=new
         )
         return updated
 
