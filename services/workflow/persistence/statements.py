@@ -30,6 +30,11 @@ UPDATE_INSTANCE = t.instances.update().where(
 )
 
 GET_STEP_RUN = sa.select(t.step_runs).where(_s.id == sa.bindparam("b_id"))
+GET_STEP_RUN_AND_INSTANCE = (
+    sa.select(t.step_runs, t.instances)
+    .join(t.instances, _i.id == _s.instance_id)
+    .where(_s.id == sa.bindparam("b_id"))
+)
 UPDATE_STEP_RUN = t.step_runs.update().where(_s.id == sa.bindparam("b_id"))
 FINISH_STEP_RUN = t.step_runs.update().where(
     _s.id == sa.bindparam("b_id"), _s.status == "running", _s.lease_owner == sa.bindparam("b_owner")

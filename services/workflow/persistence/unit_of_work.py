@@ -336,6 +336,17 @@ class SqlUnitOfWork:
         row = (await self.conn.execute(q.GET_STEP_RUN, {"b_id": step_run_id})).first()
         return None if row is None else _struct(StepRunRecord, row)
 
+    async def get_step_run_and_instance(
+        self, step_run_id: str
+    ) -> tuple[StepRunRecord, InstanceRecord] | None:
+        row = (await self.conn.execute(q.GET_STEP_RUN_AND_INSTANCE, {"b_id": step_run_id})).first()
+        if row is None:
+            return None
+        values = row._mapping
+        step = msgspec.convert({str(c.name): values[c] for c in t.step_runs.c}, StepRunRecord)
+        instance = msgspec.convert({str(c.name): values[c] for c in t.instances.c}, InstanceRecord)
+        return step, instance
+
     async def update_step_run(self, step_run_id: str, **values: Any) -> None:
         await self.conn.execute(q.UPDATE_STEP_RUN, {**values, "b_id": step_run_id})
 

@@ -195,13 +195,14 @@ class Executor:
     async def _claim(self, step_run_id: str) -> str | Claimed:
         now = self._clock.now()
         async with self._uow() as uow:
-            step = await uow.get_step_run(step_run_id)
-            if step is None or step.status not in ("scheduled", "running"):
+            found = await uow.get_step_run_and_instance(step_run_id)
+            if found is None:
+                return "skipped"
+            step, record = found
+            if step.status not in ("scheduled", "running"):
                 return "skipped"
             if step.available_at > now:
                 return "not_due"
-            record = await uow.get_instance(step.instance_id)
-            assert record is not None
             if record.status in TERMINAL:
                 await uow.update_step_run(step.id, status="cancelled", finished_at=now)
                 await uow.commit()

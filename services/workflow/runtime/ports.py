@@ -179,6 +179,12 @@ class UnitOfWork(Protocol):
 
     async def get_step_run(self, step_run_id: str) -> StepRunRecord | None: ...
 
+    async def get_step_run_and_instance(
+        self, step_run_id: str
+    ) -> tuple[StepRunRecord, InstanceRecord] | None:
+        """A step run with its instance, in one read (what a claim starts from)."""
+        ...
+
     async def update_step_run(self, step_run_id: str, **values: Any) -> None: ...
 
     async def claim_step_run(
