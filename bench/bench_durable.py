@@ -205,6 +205,9 @@ async def tramita(n: int, workdir: Path, in_flight: int = IN_FLIGHT) -> dict[str
     via_broker = [
         (s.started_at - s.created_at).total_seconds() * 1000 for s in steps if s.id in brokered
     ]
+    direct = [
+        (s.started_at - s.created_at).total_seconds() * 1000 for s in steps if s.id not in brokered
+    ]
     latency = [(i.ended_at - i.started_at).total_seconds() * 1000 for i in inst]
     return {
         "n": n,
@@ -215,6 +218,8 @@ async def tramita(n: int, workdir: Path, in_flight: int = IN_FLIGHT) -> dict[str
         "handoff_ms_p99": round(pct(handoff, 0.99), 2),
         "steps_direct": len(steps) - len(via_broker),
         "steps_via_broker": len(via_broker),
+        "handoff_direct_ms_p50": round(pct(direct, 0.50), 2),
+        "handoff_direct_ms_p99": round(pct(direct, 0.99), 2),
         "handoff_via_broker_ms_p50": round(pct(via_broker, 0.50), 2),
         "handoff_via_broker_ms_p99": round(pct(via_broker, 0.99), 2),
         "instance_ms_p50": round(pct(latency, 0.50), 1),

@@ -23,6 +23,13 @@ INSERT_OUTBOX = t.outbox.insert()
 INSERT_TASK = t.tasks.insert()
 INSERT_TIMER = t.timers.insert()
 
+LATEST_VERSION_ID = (
+    sa.select(t.versions.c.id)
+    .join(t.definitions, t.definitions.c.id == t.versions.c.definition_id)
+    .where(t.definitions.c.key == sa.bindparam("b_key"), t.versions.c.status == "published")
+    .order_by(t.versions.c.version.desc())
+    .limit(1)
+)
 GET_INSTANCE = sa.select(t.instances).where(_i.id == sa.bindparam("b_id"))
 LOCK_INSTANCE = GET_INSTANCE.with_for_update()
 UPDATE_INSTANCE = t.instances.update().where(

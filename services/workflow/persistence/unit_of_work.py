@@ -171,6 +171,10 @@ class SqlUnitOfWork:
         ).first()
         return None if row is None else _version(row)
 
+    async def latest_version_id(self, key: str) -> str | None:
+        value = (await self.conn.execute(q.LATEST_VERSION_ID, {"b_key": key})).scalar()
+        return None if value is None else str(value)
+
     async def get_version(self, version_id: str) -> VersionRecord | None:
         row = (
             await self.conn.execute(self._version_query().where(t.versions.c.id == version_id))

@@ -105,6 +105,19 @@ class Engine:
             self._versions[record.version_id] = version
         return self.compiler.for_version(version)
 
+    async def _latest(self, uow: UnitOfWork, key: str) -> VersionRecord | None:
+        """The newest published version; its schema is read once per process (a published
+        version never changes)."""
+        version_id = await uow.latest_version_id(key)
+        if version_id is None:
+            return None
+        version = self._versions.get(version_id)
+        if version is None:
+            version = await uow.get_version(version_id)
+            if version is not None:
+                self._versions[version_id] = version
+        return version
+
     async def events(self, instance_id: str) -> list[Event]:
         """The instance's event log, in order (what ``replay`` folds over)."""
         async with self._uow() as uow:
@@ -139,7 +152,7 @@ class Engine:
         now = self.clock.now()
         async with self._uow() as uow:
             if request.version is None:
-                version = await uow.latest_version(request.definition_key)
+                version = await self._latest(uow, request.definition_key)
             else:
                 version = await uow.version_number(request.definition_key, request.version)
             if version is None:
