@@ -140,6 +140,8 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         applier=engine_applier,
         tenant=platform.settings.tenant,
     )
+    if platform.database.dialect.name == "postgresql":
+        engine.tick_concurrency = max(1, config.tick_concurrency)
     executor = Executor(
         engine=engine,
         uow_factory=uow,

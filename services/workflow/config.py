@@ -25,6 +25,9 @@ class WorkflowConfig(msgspec.Struct, frozen=True, kw_only=True):
     """A scheduled step whose message was sent this long ago without a claim is re-sent."""
     sweep_interval_s: float = 5.0
     tick_interval_s: float = 1.0
+    tick_concurrency: int = 8
+    """Timers a tick fires at once, each in its own transaction (PostgreSQL only: SQLite has a
+    single writer, so there the tick fires one at a time)."""
     relay_poll_s: float = 1.0
     """Relays wake on PostgreSQL NOTIFY at once; the poll covers delayed (backoff) rows."""
     worker_poll_s: float = 0.25

@@ -6,6 +6,7 @@ timers, audit, outbox) in one transaction and lets delivery pick the work up aft
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -37,7 +38,12 @@ from services.workflow.runtime.events import (
 )
 from services.workflow.runtime.human import TaskService
 from services.workflow.runtime.naming import protocol_number, protocol_year
-from services.workflow.runtime.ports import InstanceRecord, UnitOfWork, VersionRecord
+from services.workflow.runtime.ports import (
+    InstanceRecord,
+    TimerRecord,
+    UnitOfWork,
+    VersionRecord,
+)
 from services.workflow.runtime.publishing import ModelCompiler, Publisher
 from services.workflow.runtime.state import InstanceState, initial_state
 from services.workflow.runtime.transitions import decide, replay_versions
@@ -71,6 +77,8 @@ class Engine:
         self._tenant = tenant
         self.publisher = Publisher(uow_factory, compiler)
         self._versions: dict[str, VersionRecord] = {}
+        self.tick_concurrency = 1
+        """Timers ``tick`` fires at once (set at composition; 1 on SQLite's single writer)."""
         self.wakeup: Wakeup = wakeup or (lambda: None)
 
     # --- reading ------------------------------------------------------------------------------
@@ -331,17 +339,23 @@ class Engine:
         )
         return instance_view(record, with_context=True)
 
-    async def fire_timer(self, timer_row_id: str) -> bool:
-        """Fire one due timer exactly once, even with several ticks running at the same time."""
+    async def fire_timer(self, timer_row_id: str, instance_id: str) -> bool:
+        """Fire one due timer exactly once, even with several ticks running at the same time.
+
+        The instance is locked before the timer: every other change to timers is made while
+        applying an event, under the instance's lock, and firing a timer can cancel the
+        instance's other timers — taking the timer first deadlocked against a tick firing
+        another timer of the same instance."""
         now = self.clock.now()
         async with self._uow() as uow:
+            record = await uow.lock_instance(instance_id)
+            if record is None:
+                return False
             timer = await uow.lock_timer(timer_row_id)
             if timer is None or timer.status != "pending" or timer.due_at > now:
                 return False
             if not await uow.mark_timer_fired(timer.id, now):
                 return False
-            record = await uow.lock_instance(timer.instance_id)
-            assert record is not None
             model = await self.model_of(uow, record)
             state = state_from_json(record.state)
             event = TimerFired(
@@ -363,17 +377,26 @@ class Engine:
         return True
 
     async def tick(self, *, limit: int = 500) -> int:
-        """Fire every timer due now (in batches); returns how many fired."""
+        """Fire every timer due now (in batches); returns how many fired. Up to
+        ``tick_concurrency`` timers fire at once, each in its own transaction."""
         fired = 0
+        gate = asyncio.Semaphore(self.tick_concurrency)
+
+        async def fire(timers: list[TimerRecord]) -> int:
+            # One instance's timers one after the other: they would only wait for each other.
+            async with gate:
+                return sum([await self.fire_timer(t.id, t.instance_id) for t in timers])
+
         while True:
             async with self._uow() as uow:
                 due = await uow.due_timers(self.clock.now(), limit)
             if not due:
                 return fired
-            batch = 0
+            by_instance: dict[str, list[TimerRecord]] = {}
             for timer in due:
-                if await self.fire_timer(timer.id):
-                    batch += 1
+                by_instance.setdefault(timer.instance_id, []).append(timer)
+            results = await asyncio.gather(*(fire(group) for group in by_instance.values()))
+            batch = sum(results)
             fired += batch
             if batch == 0:
                 return fired
