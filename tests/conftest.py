@@ -41,10 +41,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("backend", _backends(), indirect=True)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if "database_url" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.db)
+    # A test about PostgreSQL alone has no SQLite variant: deselected, not skipped.
+    sqlite_only_variants = [
+        item
+        for item in items
+        if isinstance(item, pytest.Function)
+        and item.get_closest_marker("postgresql_only")
+        and getattr(item, "callspec", None) is not None
+        and item.callspec.params.get("backend") == "sqlite"
+    ]
+    if sqlite_only_variants:
+        config.hook.pytest_deselected(items=sqlite_only_variants)
+        items[:] = [item for item in items if item not in sqlite_only_variants]
 
 
 def unavailable(what: str, why: str) -> None:

@@ -15,11 +15,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from core.db import create_engine
 from tests.conftest import PG_ADMIN_URL
 
+# SQLite opens a connection per use (no pool to ping): these run on PostgreSQL only.
+pytestmark = pytest.mark.postgresql_only
+
 
 @pytest.fixture
-def pg_url(backend: str, database_url: str) -> str:
-    if backend != "postgresql":
-        pytest.skip("SQLite opens a connection per use: there is no pool to ping")
+def pg_url(database_url: str) -> str:
     return database_url
 
 

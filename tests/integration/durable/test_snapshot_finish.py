@@ -12,9 +12,10 @@ import pytest
 from contracts.hookspecs import hookimpl
 from contracts.kernel import Actor
 from contracts.workflow.handlers import StepControl
-from contracts.workflow.types import StartRequest, StepInput, StepResult
+from contracts.workflow.types import InstanceView, StartRequest, StepInput, StepResult
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
+from services.workflow.runtime.ports import StepRunRecord
 from tests.fakes.boot import booted
 
 SPLIT = {
@@ -86,14 +87,19 @@ async def service(
         yield service
 
 
+async def _start(service: WorkflowService, n: int) -> tuple[InstanceView, dict[str, StepRunRecord]]:
+    """Start an instance; its step runs by node (both branches are scheduled at once)."""
+    view = await service.engine.start(
+        StartRequest(definition_key="snapshot.split", context={"n": n}, actor=Actor(id="u"))
+    )
+    async with service.engine._uow() as uow:
+        return view, {r.node_id: r for r in await uow.step_runs(view.id)}
+
+
 async def test_a_step_finished_on_a_stale_snapshot_is_redone_on_the_locked_row(
     service: WorkflowService, split: SplitPlugin
 ) -> None:
-    view = await service.engine.start(
-        StartRequest(definition_key="snapshot.split", context={"n": 4}, actor=Actor(id="u"))
-    )
-    async with service.engine._uow() as uow:
-        runs = {r.node_id: r for r in await uow.step_runs(view.id)}
+    view, runs = await _start(service, 4)
     executor = service.executor
     # Both workers claim (and so read the instance) before either finishes.
     left = await executor._claim(runs["left"].id)
@@ -121,11 +127,7 @@ async def test_a_step_finished_on_a_stale_snapshot_is_redone_on_the_locked_row(
 async def test_a_step_whose_instance_was_cancelled_meanwhile_leaves_it_cancelled(
     service: WorkflowService, split: SplitPlugin
 ) -> None:
-    view = await service.engine.start(
-        StartRequest(definition_key="snapshot.split", context={"n": 1}, actor=Actor(id="u"))
-    )
-    async with service.engine._uow() as uow:
-        runs = {r.node_id: r for r in await uow.step_runs(view.id)}
+    view, runs = await _start(service, 1)
     left = await service.executor._claim(runs["left"].id)
     assert not isinstance(left, str)
     await service.engine.cancel(view.id, actor=Actor(id="admin"), reason="withdrawn")

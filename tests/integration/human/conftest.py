@@ -6,13 +6,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from core.app import Platform
 from core.clock import FixedClock
-from core.ids import SequentialIdGen
-from core.plugins import PluginHost
-from core.settings import Settings
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.plugin import service_of
+from tests.fakes.boot import booted
 from tests.fakes.purchase import PurchasePlugin
 from tests.integration.human.casework import CaseworkPlugin
 
@@ -26,18 +22,7 @@ def casework() -> CaseworkPlugin:
 async def wf(
     database_url: str, clock: FixedClock, casework: CaseworkPlugin
 ) -> AsyncIterator[WorkflowService]:
-    host = PluginHost()
-    host.discover()
-    host.register(PurchasePlugin(), "purchase_test")
-    host.register(casework, "casework_test")
-    platform = await Platform.boot(
-        Settings(database_url=database_url),
-        clock=clock,
-        ids=SequentialIdGen(clock),
-        host=host,
-        upgrade=False,
-    )
-    try:
-        yield service_of(platform)
-    finally:
-        await platform.close()
+    async with booted(
+        database_url, clock, purchase_test=PurchasePlugin(), casework_test=casework
+    ) as service:
+        yield service

@@ -6,13 +6,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from core.app import Platform
 from core.clock import FixedClock
-from core.ids import SequentialIdGen
-from core.plugins import PluginHost
-from core.settings import Settings
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.plugin import service_of
+from tests.fakes.boot import booted
 from tests.fakes.purchase import PurchasePlugin
 from tests.integration.human.casework import enrol
 
@@ -26,18 +22,7 @@ def purchase() -> PurchasePlugin:
 async def wf(
     database_url: str, clock: FixedClock, purchase: PurchasePlugin
 ) -> AsyncIterator[WorkflowService]:
-    host = PluginHost()
-    host.discover()
-    host.register(purchase, "purchase_test")
-    platform = await Platform.boot(
-        Settings(database_url=database_url),
-        clock=clock,
-        ids=SequentialIdGen(clock),
-        host=host,
-        upgrade=False,
-    )
-    try:
-        service = service_of(platform)
+    async with booted(database_url, clock, purchase_test=purchase) as service:
         await enrol(
             service,
             "purchase.managers",
@@ -47,5 +32,3 @@ async def wf(
             *[f"manager-{i}" for i in range(10)],
         )
         yield service
-    finally:
-        await platform.close()
