@@ -67,6 +67,16 @@ def backends(database: str) -> list[int]:
     return [int(r[0]) for r in rows]
 
 
+def database_sessions(database: str) -> int:
+    """Sessions ever opened on ``database`` (a pool that closes and reopens connections shows
+    here; the CPU of backends that exited is not in ``cpu_ms_per_instance``)."""
+    with psycopg.connect(ADMIN) as conn:
+        row = conn.execute(
+            "SELECT sessions FROM pg_stat_database WHERE datname = %s", (database,)
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def fresh_database(name: str) -> str:
     with psycopg.connect(ADMIN, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -148,31 +158,30 @@ async def tramita(n: int, workdir: Path, in_flight: int = IN_FLIGHT) -> dict[str
             running.add(view.id)
             started += 1
 
-        async def reap() -> None:
+        async def reap(observer: psycopg.AsyncConnection[Any]) -> None:
+            # The observer has its own autocommit connection: its polling is the benchmark's,
+            # not the engine's, and stays out of the engine's pool.
             while started < n or running:
                 await asyncio.sleep(REAP_S)
                 if not running:
                     continue
-                async with service.engine._uow() as uow:
-                    done = (
-                        (
-                            await uow.conn.execute(
-                                sa.select(t.instances.c.id).where(
-                                    t.instances.c.id.in_(list(running)),
-                                    t.instances.c.status == "completed",
-                                )
-                            )
-                        )
-                        .scalars()
-                        .all()
+                rows = await (
+                    await observer.execute(
+                        "SELECT id::text FROM workflow_instances"
+                        " WHERE id = ANY(%s::uuid[]) AND status = 'completed'",
+                        (list(running),),
                     )
-                for instance_id in done:
+                ).fetchall()
+                for (instance_id,) in rows:
                     running.discard(instance_id)
                     slots.release()
 
-        await asyncio.gather(reap(), *(one(i) for i in range(n)))
+        plain_url = url.replace("postgresql+psycopg://", "postgresql://")
+        async with await psycopg.AsyncConnection.connect(plain_url, autocommit=True) as observer:
+            await asyncio.gather(reap(observer), *(one(i) for i in range(n)))
         elapsed = time.perf_counter() - began
         roles["postgres backends"] = backends("tramita_bench_durable")
+        sessions = database_sessions("tramita_bench_durable")
         cpu = {k: sum(map(cpu_seconds, pids)) - cpu_before.get(k, 0.0) for k, pids in roles.items()}
         async with service.engine._uow() as uow:
             inst = (
@@ -239,6 +248,7 @@ async def tramita(n: int, workdir: Path, in_flight: int = IN_FLIGHT) -> dict[str
         "instance_ms_p50": round(pct(latency, 0.50), 1),
         "instance_ms_p99": round(pct(latency, 0.99), 1),
         "in_flight": in_flight,
+        "postgres_sessions_opened": sessions,
         "cpu_ms_per_instance": {k: round(v * 1000 / n, 2) for k, v in cpu.items()},
         "processes": "1 relay + 2 workers (25 jobs per queue each) + the starting process",
     }
