@@ -11,10 +11,17 @@ the database (a ticket, a signed e-mail, the Official Gazette) and an edit rewri
 that someone else holds a copy of.
 
 Concurrent writers. Each append must see the hash of the row committed just before it. On
-PostgreSQL the append takes a transaction-scoped advisory lock, reads the current head and
-inserts; the lock is held until the caller's transaction ends, so chain order is commit order
-and no two rows can claim the same predecessor. The cost is that audited transactions
-serialise from their first audit row to their commit (measured in ``docs/deployment.md``).
+PostgreSQL the append takes a transaction-scoped advisory lock, then inserts the row with one
+statement that reads the current head and computes the hash on the server: Python builds the
+canonical JSON around the predecessor's hash (see :data:`CHAINED_INSERT`), PostgreSQL's
+``sha256`` hashes it with the head spliced in, so the stored hash is exactly
+:func:`entry_hash` and :func:`verify_chain` checks it the same way. The lock is held until
+the caller's transaction ends, so chain order is commit order and no two rows can claim the
+same predecessor; the insert is a statement after the lock, so it reads the head with a
+snapshot taken after the lock was granted. A caller that holds the lock may also send that
+insert later in the same transaction (the workflow unit of work sends it with its COMMIT).
+The cost is that audited transactions serialise from their first audit row to their commit
+(measured in ``docs/deployment.md``).
 The alternative, a sealer that chains rows after commit in ``seq`` order, needs UPDATE on the
 table (weakening the trigger) and must reason about sequence gaps left by rolled-back
 transactions; the lock is simpler and its cost is small next to the engine's own row locks.
@@ -94,8 +101,7 @@ def _moment(at: datetime) -> str:
     return at.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def entry_hash(values: dict[str, Any], prev_hash: str) -> str:
-    """SHA-256 over the canonical JSON of one row's content and its predecessor's hash."""
+def _canonical(values: dict[str, Any], prev_hash: str) -> bytes:
     body = {
         "id": str(values["id"]),
         "at": _moment(values["at"]),
@@ -110,12 +116,68 @@ def entry_hash(values: dict[str, Any], prev_hash: str) -> str:
         "correlation_id": values["correlation_id"],
         "prev_hash": prev_hash,
     }
-    return hashlib.sha256(msgspec.json.encode(body, order="sorted")).hexdigest()
+    return msgspec.json.encode(body, order="sorted")
+
+
+def entry_hash(values: dict[str, Any], prev_hash: str) -> str:
+    """SHA-256 over the canonical JSON of one row's content and its predecessor's hash."""
+    return hashlib.sha256(_canonical(values, prev_hash)).hexdigest()
+
+
+_PREV_MARK = "p" * 64
+_PREV_FIELD = b'"prev_hash":"'
+
+
+def _around_prev(values: dict[str, Any]) -> tuple[bytes, bytes]:
+    """The canonical JSON before and after the predecessor's hash. Keys are sorted, so the
+    top-level ``prev_hash`` is followed only by ``reason`` (a string, its quotes escaped):
+    its marker is the last occurrence, whatever ``before`` or ``after`` contain."""
+    before, field, after = _canonical(values, _PREV_MARK).rpartition(
+        _PREV_FIELD + _PREV_MARK.encode() + b'"'
+    )
+    assert field, "the canonical JSON always has a prev_hash"
+    return before + _PREV_FIELD, b'"' + after
+
+
+def _bytea(name: str) -> Any:
+    return sa.bindparam(name, type_=sa.LargeBinary)
+
+
+def _chained_insert() -> Any:
+    content = [
+        "id", "at", "action", "object_type", "object_id", "actor_kind", "actor_id",
+        "before", "after", "reason", "correlation_id",
+    ]  # fmt: skip
+    head = (
+        sa.select(chained_log.c.hash).order_by(chained_log.c.seq.desc()).limit(1).scalar_subquery()
+    )
+    prev = sa.select(sa.func.coalesce(head, GENESIS).label("prev")).subquery("head")
+    spliced = (
+        _bytea("canon_before")
+        .op("||", return_type=sa.LargeBinary)(sa.func.convert_to(prev.c.prev, "UTF8"))
+        .op("||", return_type=sa.LargeBinary)(_bytea("canon_after"))
+    )
+    row = sa.select(
+        *(sa.bindparam(name, type_=chained_log.c[name].type) for name in content),
+        prev.c.prev,
+        sa.func.encode(sa.func.sha256(spliced), "hex"),
+    )
+    return chained_log.insert().from_select([*content, "prev_hash", "hash"], row)
+
+
+CHAINED_INSERT = _chained_insert()
+"""PostgreSQL: one audit row, chained to the current head and hashed on the server."""
+
+
+_LOCK_CHAIN = sa.select(sa.func.pg_advisory_xact_lock(AUDIT_LOCK_KEY))
+
+
+async def lock_chain(conn: AsyncConnection) -> None:
+    """Take the chain's advisory lock until the transaction ends (PostgreSQL)."""
+    await conn.execute(_LOCK_CHAIN)
 
 
 async def _head_hash(conn: AsyncConnection) -> str:
-    if conn.dialect.name == "postgresql":
-        await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(AUDIT_LOCK_KEY)))
     head = (
         await conn.execute(
             sa.select(chained_log.c.hash).order_by(chained_log.c.seq.desc()).limit(1)
@@ -131,7 +193,26 @@ class SqlAuditWriter:
 
     async def append(self, connection: Any, entry: AuditEntry) -> None:
         conn: AsyncConnection = connection
-        values: dict[str, Any] = {
+        if conn.dialect.name == "postgresql":
+            await lock_chain(conn)
+            await conn.execute(CHAINED_INSERT, self.chained_parameters(entry))
+            return
+        # SQLite: every transaction already holds the database's one write lock.
+        values = self._values(entry)
+        prev = await _head_hash(conn)
+        await conn.execute(
+            chained_log.insert().values(**values, prev_hash=prev, hash=entry_hash(values, prev))
+        )
+
+    def chained_parameters(self, entry: AuditEntry) -> dict[str, Any]:
+        """Parameters of :data:`CHAINED_INSERT` for ``entry``; whoever executes it must hold
+        the chain lock (:func:`lock_chain`) in that transaction."""
+        values = self._values(entry)
+        canon_before, canon_after = _around_prev(values)
+        return {**values, "canon_before": canon_before, "canon_after": canon_after}
+
+    def _values(self, entry: AuditEntry) -> dict[str, Any]:
+        return {
             "id": str(self._ids.new_id()),
             "at": self._clock.now(),
             "action": entry.action,
@@ -144,10 +225,6 @@ class SqlAuditWriter:
             "reason": entry.reason,
             "correlation_id": entry.correlation_id,
         }
-        prev = await _head_hash(conn)
-        await conn.execute(
-            chained_log.insert().values(**values, prev_hash=prev, hash=entry_hash(values, prev))
-        )
 
 
 async def _rows(conn: AsyncConnection) -> AsyncIterator[Any]:

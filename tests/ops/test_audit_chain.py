@@ -142,6 +142,34 @@ async def test_concurrent_writers_build_one_unbroken_chain(platform: Platform) -
     assert (report.ok, report.checked) == (True, before + 60)
 
 
+async def test_content_that_mimics_the_chain_field_is_hashed_like_any_other(
+    platform: Platform,
+) -> None:
+    """On PostgreSQL the hash is computed on the server around the predecessor's hash; text
+    or keys that look like that field must not move the splice point."""
+    mimic = '"prev_hash":"' + "p" * 64 + '"'
+    tricky = AuditEntry(
+        action="test.did",
+        object_type="thing",
+        object_id="tricky",
+        actor=Actor(id="user-x"),
+        before={"prev_hash": "p" * 64, "nested": {"prev_hash": mimic}},
+        after={"zzz": mimic, "prev_hash": None},
+        reason=mimic,
+        correlation_id=mimic,
+    )
+    async with platform.database.begin() as conn:
+        await platform.audit.append(conn, tricky)
+        await platform.audit.append(conn, entry(7))
+    async with platform.database.connect() as conn:
+        rows = (await conn.execute(sa.select(chained_log).order_by(chained_log.c.seq))).all()
+    last, prev = rows[-1], rows[-2]
+    assert prev.object_id == "tricky" and last.prev_hash == prev.hash
+    assert prev.hash == entry_hash(dict(prev._mapping), prev.prev_hash)
+    report = await verify(platform)
+    assert report.ok and report.head_hash == last.hash
+
+
 async def test_audit_verify_command_exits_1_and_names_the_broken_entry(
     platform: Platform, database_url: str
 ) -> None:
