@@ -4,6 +4,11 @@ SQLite runs in WAL mode and every transaction starts with ``BEGIN IMMEDIATE``: i
 database write lock up front, which is SQLite's equivalent of holding the instance row with
 ``SELECT ... FOR UPDATE`` (writers queue on ``busy_timeout`` instead of failing mid-way).
 
+A PostgreSQL transaction that wrote nothing is ended with COMMIT rather than ROLLBACK by
+:func:`end_uncommitted` (the same effect on the server): psycopg discards every prepared
+statement of a connection on ROLLBACK, so a read-only unit of work in a busy process would
+otherwise make the next transactions on that connection parse and plan their statements again.
+
 PostgreSQL connections are checked with a ping when they leave the pool after sitting idle for
 ``PING_AFTER_IDLE_S`` or more (a dead one is replaced transparently). A connection handed back
 and out again within that time is not pinged: under load that saves a round trip on every
@@ -16,13 +21,16 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import msgspec
 from sqlalchemy import event, exc
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 PING_AFTER_IDLE_S = 1.0
+_WROTE = "tramita_wrote"
+"""``Connection.info`` key: the current transaction sent something other than a SELECT."""
 
 
 def is_sqlite(engine: AsyncEngine) -> bool:
@@ -46,9 +54,39 @@ def create_engine(
         )
         _configure_sqlite(engine)
         return engine
-    engine = create_async_engine(url, echo=echo, pool_size=pool_size, max_overflow=pool_size)
+    engine = create_async_engine(
+        url,
+        echo=echo,
+        pool_size=pool_size,
+        max_overflow=pool_size,
+        # psycopg takes the bytes as they are; msgspec encodes several times faster than json.
+        json_serializer=msgspec.json.encode,
+    )
     _ping_when_idle(engine, ping_after_idle_s)
+    _track_writes(engine)
     return engine
+
+
+def _track_writes(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.info[_WROTE] = False
+
+    @event.listens_for(engine.sync_engine, "before_cursor_execute")
+    def _on_execute(conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        # Anything but a plain SELECT (a NOTIFY, a WITH ..., DML) counts as a write.
+        if not statement.startswith("SELECT"):
+            conn.info[_WROTE] = True
+
+
+async def end_uncommitted(conn: AsyncConnection, *, failed: bool) -> None:
+    """End a transaction its caller did not commit: roll it back, or, on PostgreSQL when it
+    did not fail and sent nothing but SELECTs, commit it (the same effect, and psycopg keeps
+    the connection's prepared statements)."""
+    if not failed and conn.dialect.name == "postgresql" and conn.info.get(_WROTE) is False:
+        await conn.commit()
+    else:
+        await conn.rollback()
 
 
 def _ping_when_idle(engine: AsyncEngine, after_s: float) -> None:

@@ -9,17 +9,26 @@ to an UPDATE becomes its SET clause (SQLAlchemy derives it from the parameter na
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from services.workflow.persistence import tables as t
+
+OPEN_STEP_STATUSES = ("scheduled", "running")
+OPEN_TASK_STATUSES = ("ready", "claimed")
 
 _i = t.instances.c
 _s = t.step_runs.c
 
-INSERT_INSTANCE = t.instances.insert()
-INSERT_HISTORY = t.history.insert()
-INSERT_STEP_RUN = t.step_runs.insert()
-INSERT_OUTBOX = t.outbox.insert()
+# ``inline()``: never fetch a generated key back (the outbox's serial id) — the unit of work
+# may send these inserts in a pipeline, where no statement can wait for a result.
+INSERT_INSTANCE = t.instances.insert().inline()
+INSERT_HISTORY = t.history.insert().inline()
+INSERT_STEP_RUN = t.step_runs.insert().inline()
+INSERT_OUTBOX = t.outbox.insert().inline()
 INSERT_TASK = t.tasks.insert()
 INSERT_TIMER = t.timers.insert()
 
@@ -61,3 +70,49 @@ LAST_ATTEMPT = sa.select(sa.func.max(_s.attempt)).where(
     _s.kind == sa.bindparam("b_kind"),
     _s.attempt_group == sa.bindparam("b_group"),
 )
+
+_o = t.outbox.c
+_DUE_OUTBOX = (
+    sa.select(t.outbox)
+    .where(
+        _o.sent_at.is_(None), _o.available_at <= sa.bindparam("b_now", type_=_o.available_at.type)
+    )
+    .order_by(_o.id)
+    .limit(sa.bindparam("b_limit"))
+)
+DUE_OUTBOX = _DUE_OUTBOX
+DUE_OUTBOX_SKIP_LOCKED = _DUE_OUTBOX.with_for_update(skip_locked=True)
+MARK_SENT = (
+    t.outbox.update()
+    .where(_o.id.in_(sa.bindparam("b_ids", expanding=True)))
+    .values(sent_at=sa.bindparam("b_now", type_=_o.sent_at.type), attempts=_o.attempts + 1)
+)
+
+CANCEL_OPEN_STEP_RUNS = (
+    t.step_runs.update()
+    .where(_s.instance_id == sa.bindparam("b_instance"), _s.status.in_(OPEN_STEP_STATUSES))
+    .values(status="cancelled", finished_at=sa.bindparam("b_now", type_=_s.finished_at.type))
+)
+OPEN_TASK_IDS = sa.select(t.tasks.c.id).where(
+    t.tasks.c.instance_id == sa.bindparam("b_instance"),
+    t.tasks.c.status.in_(OPEN_TASK_STATUSES),
+)
+
+
+def _next_number(insert: Any) -> Any:
+    """Allocate a protocol number: one upsert that also locks the series' row."""
+    return (
+        insert(t.protocol_counters)
+        .values(prefix=sa.bindparam("b_prefix"), year=sa.bindparam("b_year"), last=1)
+        .on_conflict_do_update(
+            index_elements=["prefix", "year"],
+            set_={"last": t.protocol_counters.c.last + 1},
+        )
+        .returning(t.protocol_counters.c.last)
+    )
+
+
+NEXT_PROTOCOL_NUMBER = {
+    "postgresql": _next_number(pg_insert),
+    "sqlite": _next_number(sqlite_insert),
+}

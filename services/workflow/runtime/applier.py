@@ -224,7 +224,12 @@ class Applier:
             elif isinstance(effect, InstanceFinished):
                 await uow.cancel_open_step_runs(record.id, None)
                 await uow.cancel_open_tasks(record.id, None, now)
-                await uow.cancel_timers(record.id, None, None, None, None)
+                if record.due_at is not None or any(
+                    isinstance(e, StartTimer) for e in decision.effects
+                ):
+                    # ``due_at`` is the instance's next pending timer: none pending, none to
+                    # cancel (a timer this very decision started is still cancelled).
+                    await uow.cancel_timers(record.id, None, None, None, None)
         if not new:
             due = await self._next_due(uow, record, state, decision)
             updated = self._decided(record, state, now, due)
