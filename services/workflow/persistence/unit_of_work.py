@@ -208,7 +208,7 @@ class SqlUnitOfWork:
             raise _history_conflict(exc, item.history_of) from exc
 
     async def commit(self) -> None:
-        if self._hold:
+        if self._held or (self._notify and self._hold):
             await self.flush(commit=True)
         else:
             await self._raw.commit()

@@ -6,6 +6,7 @@ import asyncio
 import time
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from arq.constants import job_key_prefix
@@ -24,6 +25,7 @@ from services.workflow.delivery.arq_broker import (
 from services.workflow.delivery.arq_worker import WakeableWorker, listen_for_wakes
 from services.workflow.runtime.naming import step_topic
 from services.workflow.runtime.ports import OutboxMessage
+from tests.integration.durable.harness import PrivateRedis
 
 AT = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
@@ -140,3 +142,51 @@ async def test_an_announced_queue_is_looked_at_at_once_not_on_the_next_poll(
         await asyncio.gather(*tasks, return_exceptions=True)
         await pool.delete(queue)
         await worker.close()
+
+
+async def test_a_poll_does_not_ask_redis_about_jobs_known_to_be_running(tmp_path: Path) -> None:
+    """arq asks Redis (WATCH, EXISTS, ZSCORE) about every due job id on every poll, including
+    the jobs that already run; with a poll per announcement that was most of the traffic."""
+    server = PrivateRedis(tmp_path)
+    server.start()
+    pool = await connect(server.url)
+    prefix = "t"
+    queue = arq_queue(prefix, "integration")
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def deliver(ctx: dict[str, Any], body: dict[str, Any]) -> None:
+        started.set()
+        await release.wait()
+
+    def worker() -> WakeableWorker:
+        return WakeableWorker(
+            functions=[func(deliver, name=JOB)],
+            queue_name=queue,
+            redis_pool=pool,
+            poll_delay=30,
+            handle_signals=False,
+            keep_result=0,
+            job_serializer=serialize,
+            job_deserializer=deserialize,
+        )
+
+    async def watches() -> int:
+        stats = await pool.info("commandstats")
+        return int(stats.get("cmdstat_watch", {}).get("calls", 0))
+
+    mine, other = worker(), worker()
+    try:
+        await ArqBroker(pool, prefix).publish_many([message(1, "integration")])
+        await mine._poll_iteration()
+        await asyncio.wait_for(started.wait(), timeout=5)
+        before = await watches()
+        for _ in range(5):
+            await mine._poll_iteration()  # its own running job: not asked about
+            await other._poll_iteration()  # asked once, then known to run elsewhere
+        assert await watches() - before == 1
+        assert list(other.tasks) == [] and len(mine.tasks) == 1
+    finally:
+        release.set()
+        await mine.close()
+        await other.close()
+        server.kill()
