@@ -45,6 +45,26 @@ UPDATE_INSTANCE = t.instances.update().where(
     _i.id == sa.bindparam("b_id"), _i.row_version == sa.bindparam("b_expected")
 )
 
+LEASE_LOST = "lease_lost"
+INSTANCE_CHANGED = "instance_changed"
+
+
+def _expect(condition: Any, what: str) -> Any:
+    """``workflow_expect`` (migration workflow_0002): true, or an error named ``what``."""
+    return sa.func.workflow_expect(condition, sa.literal(what), type_=sa.Boolean)
+
+
+# PostgreSQL forms that fail instead of matching no row, so they can travel in a pipeline with
+# the COMMIT (see unit_of_work). The id guard keeps the check off every other row a plan might
+# look at.
+UPDATE_INSTANCE_CHECKED = t.instances.update().where(
+    _i.id == sa.bindparam("b_id"),
+    _expect(
+        sa.or_(_i.id != sa.bindparam("b_id"), _i.row_version == sa.bindparam("b_expected")),
+        INSTANCE_CHANGED,
+    ),
+)
+
 GET_STEP_RUN = sa.select(t.step_runs).where(_s.id == sa.bindparam("b_id"))
 GET_STEP_RUN_AND_INSTANCE = (
     sa.select(t.step_runs, t.instances)
@@ -54,6 +74,16 @@ GET_STEP_RUN_AND_INSTANCE = (
 UPDATE_STEP_RUN = t.step_runs.update().where(_s.id == sa.bindparam("b_id"))
 FINISH_STEP_RUN = t.step_runs.update().where(
     _s.id == sa.bindparam("b_id"), _s.status == "running", _s.lease_owner == sa.bindparam("b_owner")
+)
+FINISH_STEP_RUN_CHECKED = t.step_runs.update().where(
+    _s.id == sa.bindparam("b_id"),
+    _expect(
+        sa.or_(
+            _s.id != sa.bindparam("b_id"),
+            sa.and_(_s.status == "running", _s.lease_owner == sa.bindparam("b_owner")),
+        ),
+        LEASE_LOST,
+    ),
 )
 CLAIM_STEP_RUN = (
     t.step_runs.update()

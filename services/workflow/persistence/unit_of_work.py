@@ -22,8 +22,9 @@ from datetime import datetime
 from typing import Any, NamedTuple, cast
 
 import msgspec
+import psycopg
 import sqlalchemy as sa
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from contracts.errors import ConcurrentModification
@@ -37,6 +38,7 @@ from services.workflow.runtime.naming import OUTBOX_CHANNEL
 from services.workflow.runtime.ports import (
     HistoryRecord,
     InstanceRecord,
+    LeaseLost,
     OutboxMessage,
     StepRunRecord,
     TaskRecord,
@@ -46,6 +48,23 @@ from services.workflow.runtime.ports import (
 
 OPEN_STEP_STATUSES = q.OPEN_STEP_STATUSES
 OPEN_TASK_STATUSES = q.OPEN_TASK_STATUSES
+
+
+def _failed_check(exc: Exception, held: list[_Held]) -> Exception | None:
+    """What a failed ``workflow_expect`` in a pipelined update means, if that is what failed."""
+    diag = getattr(getattr(exc, "orig", exc), "diag", None)
+    if diag is None or diag.sqlstate != "40001":
+        return None
+    if diag.message_primary == q.LEASE_LOST:
+        return LeaseLost()
+    if diag.message_primary == q.INSTANCE_CHANGED:
+        instance_id = next(
+            (h.history_of for h in held if h.statement is q.UPDATE_INSTANCE_CHECKED), None
+        )
+        return ConcurrentModification(
+            "the instance changed since it was read", instance_id=instance_id
+        )
+    return None
 
 
 def _history_conflict(exc: IntegrityError, instance_id: str | None) -> Exception:
@@ -74,8 +93,9 @@ _NOTIFY = sa.text(f"NOTIFY {OUTBOX_CHANNEL}")
 
 
 class _Held(NamedTuple):
-    """An insert the unit of work has not sent yet (``history_of``: the instance whose history
-    rows these are, to report a taken number as a concurrent change)."""
+    """A write the unit of work has not sent yet (``history_of``: the instance whose history
+    rows these are, or whose version this update checks, to report a taken number or a moved
+    version as a concurrent change)."""
 
     statement: Any
     parameters: Any
@@ -188,7 +208,9 @@ class SqlUnitOfWork:
             return
         driver = (await conn.get_raw_connection()).driver_connection
         assert driver is not None
-        history_of = next((h.history_of for h in held if h.history_of), None)
+        history_of = next(
+            (h.history_of for h in held if h.statement is q.INSERT_HISTORY and h.history_of), None
+        )
         try:
             async with driver.pipeline():
                 for item in held:
@@ -200,12 +222,16 @@ class SqlUnitOfWork:
                     await conn.commit()
         except IntegrityError as exc:
             raise _history_conflict(exc, history_of) from exc
+        except (DBAPIError, psycopg.Error) as exc:
+            raise (_failed_check(exc, held) or exc) from exc
 
     async def _send(self, conn: AsyncConnection, item: _Held) -> None:
         try:
             await conn.execute(item.statement, item.parameters)
         except IntegrityError as exc:
             raise _history_conflict(exc, item.history_of) from exc
+        except DBAPIError as exc:
+            raise (_failed_check(exc, [item]) or exc) from exc
 
     async def commit(self) -> None:
         if self._held or (self._notify and self._hold):
@@ -358,9 +384,12 @@ class SqlUnitOfWork:
     async def update_instance(self, record: InstanceRecord, *, expected_version: int) -> None:
         values = msgspec.structs.asdict(record)
         values.pop("id")
-        result = await self._via(t.instances).execute(
-            q.UPDATE_INSTANCE, {**values, "b_id": record.id, "b_expected": expected_version}
-        )
+        params = {**values, "b_id": record.id, "b_expected": expected_version}
+        if self._hold and not any(h.statement is q.INSERT_INSTANCE for h in self._held):
+            # Checked on the server when it is sent (with the COMMIT, usually).
+            self._held.append(_Held(q.UPDATE_INSTANCE_CHECKED, params, record.id))
+            return
+        result = await self.conn.execute(q.UPDATE_INSTANCE, params)
         if result.rowcount != 1:
             raise ConcurrentModification(
                 "the instance changed since it was read",
@@ -496,10 +525,14 @@ class SqlUnitOfWork:
 
     async def finish_step_run(self, step_run_id: str, *, owner: str, **values: Any) -> bool:
         """Close a running step if ``owner`` still holds its lease; false when it lost it (the
-        sweeper took the attempt away): its result is then discarded."""
-        result = await self.conn.execute(
-            q.FINISH_STEP_RUN, {**values, "b_id": step_run_id, "b_owner": owner}
-        )
+        sweeper took the attempt away): its result is then discarded. On PostgreSQL the update
+        is held back and checked on the server: a lost lease raises ``LeaseLost`` when it is
+        sent (with the COMMIT, usually)."""
+        params = {**values, "b_id": step_run_id, "b_owner": owner}
+        if self._hold:
+            self._held.append(_Held(q.FINISH_STEP_RUN_CHECKED, params))
+            return True
+        result = await self.conn.execute(q.FINISH_STEP_RUN, params)
         return bool(result.rowcount == 1)
 
     async def last_attempt(

@@ -44,7 +44,7 @@ from services.workflow.runtime.applier import EagerClaim, state_from_json
 from services.workflow.runtime.engine import Engine
 from services.workflow.runtime.events import CompensationDone, StepFailedTerminal, StepSucceeded
 from services.workflow.runtime.naming import backoff, step_topic
-from services.workflow.runtime.ports import InstanceRecord, StepRunRecord, UnitOfWork
+from services.workflow.runtime.ports import InstanceRecord, LeaseLost, StepRunRecord, UnitOfWork
 from services.workflow.runtime.state import TERMINAL
 
 log = structlog.get_logger("tramita.worker")
@@ -339,13 +339,36 @@ class Executor:
             if chain and self.eager_queues
             else None
         )
+        try:
+            updated, model = await self._close_and_apply(
+                step, make_event, snapshot, step_values, eager, now
+            )
+        except LeaseLost:
+            return "lease_lost", None
+        self._engine.wakeup()
+        outcome = str(step_values.get("status", "done"))
+        if eager is None or eager.taken is None or updated is None or model is None:
+            return outcome, None
+        return outcome, (eager.taken, model, updated)
+
+    async def _close_and_apply(
+        self,
+        step: StepRunRecord,
+        make_event: Any,
+        snapshot: InstanceRecord | None,
+        step_values: dict[str, Any],
+        eager: EagerClaim | None,
+        now: datetime,
+    ) -> tuple[InstanceRecord | None, CompiledModel | None]:
+        """One transaction: close the step (``LeaseLost`` if this worker no longer holds it),
+        apply its event, commit."""
         updated: InstanceRecord | None = None
         model: CompiledModel | None = None
         async with self._uow() as uow:
             if not await uow.finish_step_run(
                 step.id, owner=self.worker_id, finished_at=now, **step_values
             ):
-                return "lease_lost", None
+                raise LeaseLost
             event = make_event(uow, now)
             if event is not None:
                 record = snapshot or await uow.lock_instance(step.instance_id)
@@ -367,11 +390,7 @@ class Executor:
                         eager=eager,
                     )
             await uow.commit()
-        self._engine.wakeup()
-        outcome = str(step_values.get("status", "done"))
-        if eager is None or eager.taken is None or updated is None or model is None:
-            return outcome, None
-        return outcome, (eager.taken, model, updated)
+        return updated, model
 
     async def _succeed(
         self,

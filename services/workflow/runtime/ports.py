@@ -123,6 +123,11 @@ class OutboxMessage(msgspec.Struct, frozen=True, kw_only=True):
     attempts: int
 
 
+class LeaseLost(Exception):
+    """The worker no longer holds the step's lease (the sweeper took the attempt away): the
+    transaction that closes the step is rolled back and its result discarded."""
+
+
 class UnitOfWork(Protocol):
     """One transaction. ``async with uow:`` rolls back unless ``commit()`` was called.
 
@@ -166,7 +171,11 @@ class UnitOfWork(Protocol):
 
     async def find_instance_by_protocol(self, protocol: str) -> InstanceRecord | None: ...
 
-    async def update_instance(self, record: InstanceRecord, *, expected_version: int) -> None: ...
+    async def update_instance(self, record: InstanceRecord, *, expected_version: int) -> None:
+        """Store ``record`` if the row is still at ``expected_version``; otherwise
+        ``ConcurrentModification`` — now, or from a later statement or the commit of this
+        unit of work (a store may send the update with them)."""
+        ...
 
     async def append_history(self, instance_id: str, seq: int, record: HistoryRecord) -> None: ...
 
@@ -205,7 +214,9 @@ class UnitOfWork(Protocol):
         ...
 
     async def finish_step_run(self, step_run_id: str, *, owner: str, **values: Any) -> bool:
-        """Close a running step if ``owner`` still holds its lease."""
+        """Close a running step if ``owner`` still holds its lease: false when it lost it — or
+        ``LeaseLost`` from a later statement or the commit of this unit of work (a store may
+        send the update with them)."""
         ...
 
     async def last_attempt(

@@ -137,3 +137,25 @@ async def test_a_step_whose_instance_was_cancelled_meanwhile_leaves_it_cancelled
     assert "left" not in after.context
     stored, replayed = await service.engine.replayed_state(view.id)
     assert stored == replayed
+
+
+async def test_a_step_whose_lease_was_taken_away_changes_nothing(
+    service: WorkflowService, split: SplitPlugin
+) -> None:
+    """The sweeper closed the attempt while the handler ran (its lease expired): the late
+    result is discarded — on PostgreSQL the check travels with the commit and aborts it."""
+    view, runs = await _start(service, 3)
+    left = await service.executor._claim(runs["left"].id)
+    assert not isinstance(left, str)
+    async with service.engine._uow() as uow:
+        await uow.update_step_run(runs["left"].id, status="failed", lease_owner="sweeper")
+        await uow.commit()
+    before = await service.engine.status(view.id)
+    history = len(await service.engine.history(view.id))
+    assert await service.executor._run(*left, chain=True) == ("lease_lost", None)
+    after = await service.engine.status(view.id)
+    assert (after.row_version, after.context) == (before.row_version, before.context)
+    assert len(await service.engine.history(view.id)) == history
+    async with service.engine._uow() as uow:
+        step = await uow.get_step_run(runs["left"].id)
+    assert step is not None and (step.status, step.lease_owner) == ("failed", "sweeper")
