@@ -3,8 +3,12 @@
 Runs a six-node flow (input, validation, approval, integration, notification, end) whose work
 nodes are trivial, N times, with a real relay and two worker processes over a private Redis
 and a fresh database; then six @DBOS.step functions in a DBOS workflow on the same PostgreSQL.
-Prints one JSON line: the machine, Tramita's throughput and latencies, DBOS's throughput and
-the ratio. Usage: ``python bench/bench_durable.py [--n 2000] [--skip-dbos]``.
+
+Tramita runs in two phases on the same processes: throughput (a closed loop of 32 unfinished
+instances, as DBOS is run, which saturates the 2 cores — latencies there are mostly queueing)
+and latency (``--light-n`` instances arriving at ``--light-rate`` per second, well below
+saturation). Prints one JSON line: the machine, both phases, DBOS's throughput and the ratio.
+Usage: ``python bench/bench_durable.py [--n 2000] [--skip-dbos] [--light-n 1000]``.
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import sqlalchemy as sa
 import uvloop
 
 ROOT = Path(__file__).parents[1]
@@ -34,7 +37,6 @@ from core import migrate  # noqa: E402
 from core.app import Platform  # noqa: E402
 from core.plugins import PluginHost  # noqa: E402
 from core.settings import Settings  # noqa: E402
-from services.workflow.persistence import tables as t  # noqa: E402
 from services.workflow.plugin import service_of  # noqa: E402
 from tests.integration.durable.harness import Fleet, PrivateRedis, install_plugin  # noqa: E402
 
@@ -43,6 +45,10 @@ BENCH_PLUGIN = ROOT / "bench" / "plugin"
 IN_FLIGHT = 32
 REAP_S = 0.02
 """How often the starting process looks for finished instances (to start the next ones)."""
+LIGHT_N = 1000
+LIGHT_RATE = 40.0
+"""The latency phase: this many instances arriving at this rate (about a third of what the
+throughput phase sustains on the 2-core machine)."""
 
 
 def pct(values: list[float], q: float) -> float:
@@ -96,7 +102,9 @@ def machine() -> dict[str, Any]:
     }
 
 
-async def tramita(n: int, workdir: Path, in_flight: int = IN_FLIGHT) -> dict[str, Any]:
+async def tramita(
+    n: int, workdir: Path, in_flight: int = IN_FLIGHT, light_n: int = 0, light_rate: float = 0.0
+) -> dict[str, Any]:
     url = fresh_database("tramita_bench_durable").replace("postgresql://", "postgresql+psycopg://")
     site = install_plugin(workdir / "site", BENCH_PLUGIN)
     sys.path.insert(0, str(site))
@@ -127,6 +135,8 @@ async def tramita(n: int, workdir: Path, in_flight: int = IN_FLIGHT) -> dict[str
         "--queue",
         "events",
     ]
+    plain_url = url.replace("postgresql+psycopg://", "postgresql://")
+    result: dict[str, Any] = {}
     try:
         fleet.start("relay", ["relay"])
         fleet.start("w1", ["worker", *queues, "--concurrency", "25"])
@@ -138,120 +148,166 @@ async def tramita(n: int, workdir: Path, in_flight: int = IN_FLIGHT) -> dict[str
             "workers": [fleet.procs["w1"].pid, fleet.procs["w2"].pid],
             "redis": [redis.proc.pid] if redis.proc else [],
         }
-        cpu_before = {k: sum(map(cpu_seconds, pids)) for k, pids in roles.items()}
-        began = time.perf_counter()
-        # Closed loop, like the DBOS run below: at most IN_FLIGHT instances unfinished at once.
-        slots = asyncio.Semaphore(in_flight)
-        running: set[str] = set()
-        started = 0
-
-        async def one(i: int) -> None:
-            nonlocal started
-            await slots.acquire()
-            view = await service.engine.start(
-                StartRequest(
-                    definition_key="bench.six",
-                    context={"amount": i + 1},
-                    actor=Actor(kind="system", id="bench"),
-                )
-            )
-            running.add(view.id)
-            started += 1
-
-        async def reap(observer: psycopg.AsyncConnection[Any]) -> None:
-            # The observer has its own autocommit connection: its polling is the benchmark's,
-            # not the engine's, and stays out of the engine's pool.
-            while started < n or running:
-                await asyncio.sleep(REAP_S)
-                if not running:
-                    continue
-                rows = await (
-                    await observer.execute(
-                        "SELECT id::text FROM workflow_instances"
-                        " WHERE id = ANY(%s::uuid[]) AND status = 'completed'",
-                        (list(running),),
-                    )
-                ).fetchall()
-                for (instance_id,) in rows:
-                    running.discard(instance_id)
-                    slots.release()
-
-        plain_url = url.replace("postgresql+psycopg://", "postgresql://")
         async with await psycopg.AsyncConnection.connect(plain_url, autocommit=True) as observer:
-            await asyncio.gather(reap(observer), *(one(i) for i in range(n)))
-        elapsed = time.perf_counter() - began
-        roles["postgres backends"] = backends("tramita_bench_durable")
-        sessions = database_sessions("tramita_bench_durable")
-        cpu = {k: sum(map(cpu_seconds, pids)) - cpu_before.get(k, 0.0) for k, pids in roles.items()}
-        async with service.engine._uow() as uow:
-            inst = (
-                await uow.conn.execute(sa.select(t.instances.c.started_at, t.instances.c.ended_at))
-            ).all()
-            steps = (
-                await uow.conn.execute(
-                    sa.select(
-                        t.step_runs.c.id,
-                        t.step_runs.c.created_at,
-                        t.step_runs.c.started_at,
-                    ).where(t.step_runs.c.status == "succeeded")
-                )
-            ).all()
-            sent = dict(
-                (await uow.conn.execute(sa.select(t.outbox.c.key, t.outbox.c.sent_at))).all()
-            )
-            brokered = set(sent)
-            transitions = (
-                await uow.conn.execute(
-                    sa.select(sa.func.count())
-                    .select_from(t.history)
-                    .where(t.history.c.event.like("transition.%"))
-                )
-            ).scalar()
+            runner = Runner(service, observer)
+            # Phase 1, throughput: a closed loop like the DBOS run (at most ``in_flight``
+            # instances unfinished at once), so the machine is saturated.
+            cpu_before = {k: sum(map(cpu_seconds, pids)) for k, pids in roles.items()}
+            began = time.perf_counter()
+            ids = await runner.closed_loop(n, in_flight)
+            elapsed = time.perf_counter() - began
+            roles["postgres backends"] = backends("tramita_bench_durable")
+            cpu = {
+                k: sum(map(cpu_seconds, pids)) - cpu_before.get(k, 0.0) for k, pids in roles.items()
+            }
+            transitions = await runner.transitions(ids)
+            result = {
+                "n": n,
+                "seconds": round(elapsed, 2),
+                "instances_per_s": round(n / elapsed, 1),
+                "transitions_per_s": round(transitions / elapsed, 1),
+                "in_flight": in_flight,
+                **await runner.latencies(ids),
+                "postgres_sessions_opened": database_sessions("tramita_bench_durable"),
+                "cpu_ms_per_instance": {k: round(v * 1000 / n, 2) for k, v in cpu.items()},
+                "processes": "1 relay + 2 workers (25 jobs per queue each) + the starting process",
+            }
+            if light_n:
+                # Phase 2, latency below saturation: instances arrive at a fixed rate whether or
+                # not earlier ones finished (an open loop), as requests reach a server.
+                ids = await runner.open_loop(light_n, light_rate)
+                result["light_load"] = {
+                    "n": light_n,
+                    "arrivals_per_s": light_rate,
+                    **await runner.latencies(ids),
+                }
     finally:
         fleet.stop_all()
         redis.kill()
         await platform.close()
-    # From the transaction that scheduled a step to its handler's start (the worker records the
-    # real start when it finishes the step), whether it came through the broker or directly.
-    handoff = [(s.started_at - s.created_at).total_seconds() * 1000 for s in steps]
-    via_broker = [
-        (s.started_at - s.created_at).total_seconds() * 1000 for s in steps if s.id in brokered
-    ]
-    direct = [
-        (s.started_at - s.created_at).total_seconds() * 1000 for s in steps if s.id not in brokered
-    ]
-    # The brokered path in two parts: the scheduling transaction until the relay published its
-    # row (includes that transaction's own waits and commit), then broker and worker until the
-    # handler started.
-    to_publish = [
-        (sent[s.id] - s.created_at).total_seconds() * 1000 for s in steps if sent.get(s.id)
-    ]
-    to_start = [(s.started_at - sent[s.id]).total_seconds() * 1000 for s in steps if sent.get(s.id)]
-    latency = [(i.ended_at - i.started_at).total_seconds() * 1000 for i in inst]
-    return {
-        "n": n,
-        "seconds": round(elapsed, 2),
-        "instances_per_s": round(n / elapsed, 1),
-        "transitions_per_s": round((transitions or 0) / elapsed, 1),
-        "handoff_ms_p50": round(pct(handoff, 0.50), 2),
-        "handoff_ms_p99": round(pct(handoff, 0.99), 2),
-        "steps_direct": len(steps) - len(via_broker),
-        "steps_via_broker": len(via_broker),
-        "handoff_direct_ms_p50": round(pct(direct, 0.50), 2),
-        "handoff_direct_ms_p99": round(pct(direct, 0.99), 2),
-        "handoff_via_broker_ms_p50": round(pct(via_broker, 0.50), 2),
-        "handoff_via_broker_ms_p99": round(pct(via_broker, 0.99), 2),
-        "via_broker_scheduled_to_published_ms_p50": round(pct(to_publish, 0.50), 2),
-        "via_broker_scheduled_to_published_ms_p99": round(pct(to_publish, 0.99), 2),
-        "via_broker_published_to_started_ms_p50": round(pct(to_start, 0.50), 2),
-        "via_broker_published_to_started_ms_p99": round(pct(to_start, 0.99), 2),
-        "instance_ms_p50": round(pct(latency, 0.50), 1),
-        "instance_ms_p99": round(pct(latency, 0.99), 1),
-        "in_flight": in_flight,
-        "postgres_sessions_opened": sessions,
-        "cpu_ms_per_instance": {k: round(v * 1000 / n, 2) for k, v in cpu.items()},
-        "processes": "1 relay + 2 workers (25 jobs per queue each) + the starting process",
-    }
+    return result
+
+
+class Runner:
+    """Starts instances through the engine and watches them finish on its own connection (the
+    benchmark's polling stays out of the engine's pool)."""
+
+    def __init__(self, service: Any, observer: psycopg.AsyncConnection[Any]) -> None:
+        self.service = service
+        self.observer = observer
+
+    async def _start(self, i: int) -> str:
+        view = await self.service.engine.start(
+            StartRequest(
+                definition_key="bench.six",
+                context={"amount": i + 1},
+                actor=Actor(kind="system", id="bench"),
+            )
+        )
+        return str(view.id)
+
+    async def _completed(self, ids: set[str]) -> list[str]:
+        rows = await (
+            await self.observer.execute(
+                "SELECT id::text FROM workflow_instances"
+                " WHERE id = ANY(%s::uuid[]) AND status = 'completed'",
+                (list(ids),),
+            )
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    async def closed_loop(self, n: int, in_flight: int) -> list[str]:
+        slots = asyncio.Semaphore(in_flight)
+        running: set[str] = set()
+        ids: list[str] = []
+
+        async def one(i: int) -> None:
+            await slots.acquire()
+            instance_id = await self._start(i)
+            running.add(instance_id)
+            ids.append(instance_id)
+
+        async def reap() -> None:
+            while len(ids) < n or running:
+                await asyncio.sleep(REAP_S)
+                if running:
+                    for instance_id in await self._completed(running):
+                        running.discard(instance_id)
+                        slots.release()
+
+        await asyncio.gather(reap(), *(one(i) for i in range(n)))
+        return ids
+
+    async def open_loop(self, n: int, rate: float) -> list[str]:
+        began = time.perf_counter()
+
+        async def one(i: int) -> str:
+            await asyncio.sleep(max(0.0, began + i / rate - time.perf_counter()))
+            return await self._start(i)
+
+        ids = list(await asyncio.gather(*(one(i) for i in range(n))))
+        waiting = set(ids)
+        while waiting:
+            await asyncio.sleep(REAP_S)
+            waiting.difference_update(await self._completed(waiting))
+        return ids
+
+    async def transitions(self, ids: list[str]) -> int:
+        row = await (
+            await self.observer.execute(
+                "SELECT count(*) FROM workflow_history"
+                " WHERE instance_id = ANY(%s::uuid[]) AND event LIKE 'transition.%%'",
+                (ids,),
+            )
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    async def latencies(self, ids: list[str]) -> dict[str, Any]:
+        """Hand-off: from the transaction that scheduled a step (its clock reading, so the
+        scheduling transaction's own lock waits and commit count against us) to the handler's
+        start, recorded by the worker; through the broker or handed over directly."""
+        steps = await (
+            await self.observer.execute(
+                "SELECT s.created_at, s.started_at, o.sent_at, o.key IS NOT NULL"
+                " FROM workflow_step_runs s LEFT JOIN workflow_outbox o ON o.key = s.id::text"
+                " WHERE s.instance_id = ANY(%s::uuid[]) AND s.status = 'succeeded'",
+                (ids,),
+            )
+        ).fetchall()
+        inst = await (
+            await self.observer.execute(
+                "SELECT started_at, ended_at FROM workflow_instances WHERE id = ANY(%s::uuid[])",
+                (ids,),
+            )
+        ).fetchall()
+
+        def ms(a: Any, b: Any) -> float:
+            return float((b - a).total_seconds() * 1000)
+
+        handoff = [ms(c, st) for c, st, _, _ in steps]
+        brokered = [ms(c, st) for c, st, _, b in steps if b]
+        direct = [ms(c, st) for c, st, _, b in steps if not b]
+        # The brokered path in two parts: the scheduling transaction until the relay published
+        # its row, then broker and worker until the handler started.
+        to_publish = [ms(c, sent) for c, _, sent, b in steps if b and sent]
+        to_start = [ms(sent, st) for _, st, sent, b in steps if b and sent]
+        latency = [ms(a, b) for a, b in inst]
+        return {
+            "handoff_ms_p50": round(pct(handoff, 0.50), 2),
+            "handoff_ms_p99": round(pct(handoff, 0.99), 2),
+            "steps_direct": len(direct),
+            "steps_via_broker": len(brokered),
+            "handoff_direct_ms_p50": round(pct(direct, 0.50), 2),
+            "handoff_direct_ms_p99": round(pct(direct, 0.99), 2),
+            "handoff_via_broker_ms_p50": round(pct(brokered, 0.50), 2),
+            "handoff_via_broker_ms_p99": round(pct(brokered, 0.99), 2),
+            "via_broker_scheduled_to_published_ms_p50": round(pct(to_publish, 0.50), 2),
+            "via_broker_scheduled_to_published_ms_p99": round(pct(to_publish, 0.99), 2),
+            "via_broker_published_to_started_ms_p50": round(pct(to_start, 0.50), 2),
+            "via_broker_published_to_started_ms_p99": round(pct(to_start, 0.99), 2),
+            "instance_ms_p50": round(pct(latency, 0.50), 1),
+            "instance_ms_p99": round(pct(latency, 0.99), 1),
+        }
 
 
 def dbos(n: int) -> dict[str, Any]:
@@ -301,9 +357,15 @@ def main() -> None:
     parser.add_argument(
         "--in-flight", type=int, default=IN_FLIGHT, help="unfinished instances at once (Tramita)"
     )
+    parser.add_argument(
+        "--light-n", type=int, default=LIGHT_N, help="instances of the latency phase (0: none)"
+    )
+    parser.add_argument(
+        "--light-rate", type=float, default=LIGHT_RATE, help="arrivals per second, latency phase"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        ours = uvloop.run(tramita(args.n, Path(tmp), args.in_flight))
+        ours = uvloop.run(tramita(args.n, Path(tmp), args.in_flight, args.light_n, args.light_rate))
     print(json.dumps({"progress": "tramita done", "tramita": ours}), file=sys.stderr)
     result: dict[str, Any] = {"bench": "durable_six_node", "machine": machine(), "tramita": ours}
     if not args.skip_dbos:
