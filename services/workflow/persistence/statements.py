@@ -123,6 +123,16 @@ CANCEL_OPEN_STEP_RUNS = (
     .where(_s.instance_id == sa.bindparam("b_instance"), _s.status.in_(OPEN_STEP_STATUSES))
     .values(status="cancelled", finished_at=sa.bindparam("b_now", type_=_s.finished_at.type))
 )
+CANCEL_OPEN_TASKS = (
+    t.tasks.update()
+    .where(
+        t.tasks.c.instance_id == sa.bindparam("b_instance"),
+        t.tasks.c.status.in_(OPEN_TASK_STATUSES),
+    )
+    .values(
+        status="cancelled", completed_at=sa.bindparam("b_now", type_=t.tasks.c.completed_at.type)
+    )
+)
 OPEN_TASK_IDS = sa.select(t.tasks.c.id).where(
     t.tasks.c.instance_id == sa.bindparam("b_instance"),
     t.tasks.c.status.in_(OPEN_TASK_STATUSES),

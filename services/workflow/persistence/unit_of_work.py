@@ -190,8 +190,9 @@ class SqlUnitOfWork:
             return self.conn
         return self._raw
 
-    async def _insert(self, statement: Any, parameters: Any, history_of: str | None = None) -> None:
-        """Send an insert nobody reads back in this transaction, or hold it (PostgreSQL)."""
+    async def _write(self, statement: Any, parameters: Any, history_of: str | None = None) -> None:
+        """Send a write whose result nobody needs in this transaction, or hold it back
+        (PostgreSQL)."""
         if self._hold:
             self._held.append(_Held(statement, parameters, history_of))
         else:
@@ -363,7 +364,7 @@ class SqlUnitOfWork:
         return int(found.scalar_one())
 
     async def add_instance(self, record: InstanceRecord) -> None:
-        await self._insert(q.INSERT_INSTANCE, msgspec.structs.asdict(record))
+        await self._write(q.INSERT_INSTANCE, msgspec.structs.asdict(record))
 
     async def lock_instance(self, instance_id: str) -> InstanceRecord | None:
         row = (await self.conn.execute(q.LOCK_INSTANCE, {"b_id": instance_id})).first()
@@ -423,7 +424,7 @@ class SqlUnitOfWork:
         # executemany of one prebuilt statement: compiled once and cached (a multi-row VALUES
         # statement would be compiled anew for every call). History numbers come from the state
         # version, so a taken number means another event was applied to that version first.
-        await self._insert(
+        await self._write(
             q.INSERT_HISTORY,
             [
                 {
@@ -475,7 +476,7 @@ class SqlUnitOfWork:
     # --- step runs ----------------------------------------------------------------------------
 
     async def add_step_run(self, record: StepRunRecord) -> None:
-        await self._insert(q.INSERT_STEP_RUN, msgspec.structs.asdict(record))
+        await self._write(q.INSERT_STEP_RUN, msgspec.structs.asdict(record))
 
     async def get_step_run(self, step_run_id: str) -> StepRunRecord | None:
         row = (await self.conn.execute(q.GET_STEP_RUN, {"b_id": step_run_id})).first()
@@ -575,12 +576,14 @@ class SqlUnitOfWork:
         )
         return [_struct(StepRunRecord, r) for r in rows]
 
+    async def cancel_open_work(self, instance_id: str, now: datetime) -> None:
+        # Held back on PostgreSQL like the inserts: sent in order with them, so a step run
+        # scheduled by the same decision is cancelled too.
+        params = {"b_instance": instance_id, "b_now": now}
+        for statement in (q.CANCEL_OPEN_STEP_RUNS, q.CANCEL_OPEN_TASKS):
+            await self._write(statement, params)
+
     async def cancel_open_step_runs(self, instance_id: str, token_id: str | None) -> None:
-        if token_id is None:  # an instance that ends: the prebuilt statement
-            await self._via(t.step_runs).execute(
-                q.CANCEL_OPEN_STEP_RUNS, {"b_instance": instance_id, "b_now": self._clock.now()}
-            )
-            return
         where = [
             t.step_runs.c.instance_id == instance_id,
             t.step_runs.c.status.in_(OPEN_STEP_STATUSES),
@@ -661,13 +664,10 @@ class SqlUnitOfWork:
     async def cancel_open_tasks(
         self, instance_id: str, token_id: str | None, now: datetime
     ) -> list[str]:
-        if token_id is None:
-            found = await self._via(t.tasks).execute(q.OPEN_TASK_IDS, {"b_instance": instance_id})
-        else:
-            found = await self.conn.execute(
-                q.OPEN_TASK_IDS.where(t.tasks.c.token_id == token_id), {"b_instance": instance_id}
-            )
-        ids = [r.id for r in found]
+        query = q.OPEN_TASK_IDS
+        if token_id is not None:
+            query = query.where(t.tasks.c.token_id == token_id)
+        ids = [r.id for r in await self.conn.execute(query, {"b_instance": instance_id})]
         if ids:
             await self.conn.execute(
                 t.tasks.update()
@@ -799,7 +799,7 @@ class SqlUnitOfWork:
         self, topic: str, key: str, payload: dict[str, Any], *, available_at: datetime
     ) -> None:
         self._notify = True
-        await self._insert(
+        await self._write(
             q.INSERT_OUTBOX,
             {
                 "topic": topic,

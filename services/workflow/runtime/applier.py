@@ -222,8 +222,7 @@ class Applier:
                     )
                 )
             elif isinstance(effect, InstanceFinished):
-                await uow.cancel_open_step_runs(record.id, None)
-                await uow.cancel_open_tasks(record.id, None, now)
+                await uow.cancel_open_work(record.id, now)
                 if record.due_at is not None or any(
                     isinstance(e, StartTimer) for e in decision.effects
                 ):
