@@ -827,8 +827,8 @@ class SqlUnitOfWork:
         ]
 
     async def mark_sent(self, ids: list[int], now: datetime) -> None:
-        if ids:
-            await self.conn.execute(q.MARK_SENT, {"b_ids": ids, "b_now": now})
+        if ids:  # no result needed: on PostgreSQL it goes out with the COMMIT
+            await self._write(q.MARK_SENT, {"b_ids": ids, "b_now": now})
 
     async def next_outbox_due(self) -> datetime | None:
         value = (
