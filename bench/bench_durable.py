@@ -7,8 +7,10 @@ and a fresh database; then six @DBOS.step functions in a DBOS workflow on the sa
 Tramita runs in two phases on the same processes: throughput (a closed loop of 32 unfinished
 instances, as DBOS is run, which saturates the 2 cores — latencies there are mostly queueing)
 and latency (``--light-n`` instances arriving at ``--light-rate`` per second, well below
-saturation). Prints one JSON line: the machine, both phases, DBOS's throughput and the ratio.
-Usage: ``python bench/bench_durable.py [--n 2000] [--skip-dbos] [--light-n 1000]``.
+saturation). The throughput runs alternate with DBOS's (``--rounds``, default 2) and each
+system's best round is compared: the VM's speed drifts from minute to minute. Prints one JSON
+line: the machine, Tramita's best round and its latency phase, every round, DBOS's best, the
+ratio. Usage: ``python bench/bench_durable.py [--n 2000] [--skip-dbos] [--rounds 2]``.
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ BENCH_PLUGIN = ROOT / "bench" / "plugin"
 IN_FLIGHT = 32
 REAP_S = 0.02
 """How often the starting process looks for finished instances (to start the next ones)."""
+WORKERS = 2
+JOB_SLOTS = 50
+"""Jobs per queue over all worker processes."""
+ROUNDS = 2
+"""Throughput runs of each system, alternating (Tramita, DBOS, Tramita, DBOS)."""
 LIGHT_N = 1000
 LIGHT_RATE = 40.0
 """The latency phase: this many instances arriving at this rate (about a third of what the
@@ -103,7 +110,12 @@ def machine() -> dict[str, Any]:
 
 
 async def tramita(
-    n: int, workdir: Path, in_flight: int = IN_FLIGHT, light_n: int = 0, light_rate: float = 0.0
+    n: int,
+    workdir: Path,
+    in_flight: int = IN_FLIGHT,
+    light_n: int = 0,
+    light_rate: float = 0.0,
+    workers: int = WORKERS,
 ) -> dict[str, Any]:
     url = fresh_database("tramita_bench_durable").replace("postgresql://", "postgresql+psycopg://")
     site = install_plugin(workdir / "site", BENCH_PLUGIN)
@@ -139,13 +151,17 @@ async def tramita(
     result: dict[str, Any] = {}
     try:
         fleet.start("relay", ["relay"])
-        fleet.start("w1", ["worker", *queues, "--concurrency", "25"])
-        fleet.start("w2", ["worker", *queues, "--concurrency", "25", "--no-upkeep"])
+        # The same 50 jobs per queue in all, split among the worker processes; one of them
+        # also runs the upkeep (sweeper, timers).
+        concurrency = str(JOB_SLOTS // workers)
+        for index in range(workers):
+            upkeep = [] if index == 0 else ["--no-upkeep"]
+            fleet.start(f"w{index + 1}", ["worker", *queues, "--concurrency", concurrency, *upkeep])
         await asyncio.sleep(3)  # let the processes boot
         roles = {
             "starter": [os.getpid()],
             "relay": [fleet.procs["relay"].pid],
-            "workers": [fleet.procs["w1"].pid, fleet.procs["w2"].pid],
+            "workers": [fleet.procs[f"w{index + 1}"].pid for index in range(workers)],
             "redis": [redis.proc.pid] if redis.proc else [],
         }
         async with await psycopg.AsyncConnection.connect(plain_url, autocommit=True) as observer:
@@ -170,7 +186,8 @@ async def tramita(
                 **await runner.latencies(ids),
                 "postgres_sessions_opened": database_sessions("tramita_bench_durable"),
                 "cpu_ms_per_instance": {k: round(v * 1000 / n, 2) for k, v in cpu.items()},
-                "processes": "1 relay + 2 workers (25 jobs per queue each) + the starting process",
+                "processes": f"1 relay + {workers} worker(s) ({concurrency} jobs per queue each)"
+                " + the starting process",
             }
             if light_n:
                 # Phase 2, latency below saturation: instances arrive at a fixed rate whether or
@@ -363,15 +380,39 @@ def main() -> None:
     parser.add_argument(
         "--light-rate", type=float, default=LIGHT_RATE, help="arrivals per second, latency phase"
     )
+    parser.add_argument(
+        "--rounds", type=int, default=ROUNDS, help="alternating Tramita/DBOS throughput runs"
+    )
+    parser.add_argument("--workers", type=int, default=WORKERS, help="worker processes")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        ours = uvloop.run(tramita(args.n, Path(tmp), args.in_flight, args.light_n, args.light_rate))
-    print(json.dumps({"progress": "tramita done", "tramita": ours}), file=sys.stderr)
-    result: dict[str, Any] = {"bench": "durable_six_node", "machine": machine(), "tramita": ours}
+    rounds: list[dict[str, Any]] = []
+    best: dict[str, Any] = {}
+    for index in range(args.rounds):
+        with tempfile.TemporaryDirectory() as tmp:
+            light = args.light_n if index == 0 else 0  # the latency phase runs once
+            ours = uvloop.run(
+                tramita(args.n, Path(tmp), args.in_flight, light, args.light_rate, args.workers)
+            )
+        if "light_load" in ours:
+            best["light_load"] = ours.pop("light_load")
+        entry: dict[str, Any] = {"tramita_instances_per_s": ours["instances_per_s"]}
+        if ours["instances_per_s"] > best.get("instances_per_s", 0):
+            best.update(ours)
+        if not args.skip_dbos:
+            entry["dbos_instances_per_s"] = dbos(args.n)["instances_per_s"]
+        rounds.append(entry)
+        print(json.dumps({"progress": f"round {index + 1}", **entry}), file=sys.stderr)
+    result: dict[str, Any] = {"bench": "durable_six_node", "machine": machine(), "tramita": best}
+    result["rounds"] = rounds
     if not args.skip_dbos:
-        theirs = dbos(args.n)
-        result["dbos"] = theirs
-        result["ratio_vs_dbos"] = round(ours["instances_per_s"] / theirs["instances_per_s"], 2)
+        # Each system's best round: the VM's speed drifts by tens of percent from minute to
+        # minute, and alternating the runs exposes both to the same drift.
+        theirs = max(r["dbos_instances_per_s"] for r in rounds)
+        result["dbos"] = {"n": args.n, "instances_per_s": theirs, "concurrency": 32}
+        result["ratio_vs_dbos"] = round(best["instances_per_s"] / theirs, 2)
+        result["ratio_per_round"] = [
+            round(r["tramita_instances_per_s"] / r["dbos_instances_per_s"], 2) for r in rounds
+        ]
     print(json.dumps(result))
 
 
