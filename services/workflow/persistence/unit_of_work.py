@@ -9,8 +9,11 @@ Held-back inserts (PostgreSQL). The rows a transition adds and never reads back 
 transaction (the instance row of a start, history, step runs, outbox) are not sent one by one:
 the unit of work keeps them and sends them together in one psycopg pipeline, either just
 before the next statement that goes through ``uow.conn`` (so every read, and every write that
-could depend on them, sees them) or, usually, together with the NOTIFY and the COMMIT. A
-finishing step thus costs four round trips instead of six, a start seven instead of twelve.
+could depend on them, sees them) or, usually, together with the NOTIFY and the COMMIT.
+Updates whose result the caller would check (a step's lease, the instance's version) are
+held too, in forms that fail on the server instead (``workflow_expect``, migration
+workflow_0002), so a finishing step is one round trip where it was six, and a start five
+where it was twelve.
 An error in a held-back insert surfaces at that flush and aborts the transaction as before;
 a history number already taken is still reported as ``ConcurrentModification``. SQLite sends
 every statement at once (it has no pipeline and no network to save).
