@@ -204,7 +204,12 @@ class SqlUnitOfWork:
     async def flush(self, *, commit: bool = False) -> None:
         """Send the held-back inserts (and, with ``commit``, the NOTIFY and the COMMIT) in one
         round trip."""
-        held, self._held = self._held, []
+        # The instance's row first: every transaction that changes an instance and its step
+        # runs or timers then locks them in the same order (the tick locks the instance before
+        # its timers and step runs), so a finishing step and a firing timer cannot deadlock.
+        # The sort is stable: everything else keeps the order it was written in.
+        held = sorted(self._held, key=lambda h: h.statement.table is not t.instances)
+        self._held = []
         conn = self._raw
         if not commit and len(held) < 2:
             for item in held:  # one statement: a pipeline would save nothing
@@ -370,7 +375,9 @@ class SqlUnitOfWork:
         await self._write(q.INSERT_INSTANCE, msgspec.structs.asdict(record))
 
     async def lock_instance(self, instance_id: str) -> InstanceRecord | None:
-        row = (await self.conn.execute(q.LOCK_INSTANCE, {"b_id": instance_id})).first()
+        # Held writes to other tables (a finished step's close) wait: the instance row is
+        # locked first (see ``flush``).
+        row = (await self._via(t.instances).execute(q.LOCK_INSTANCE, {"b_id": instance_id})).first()
         return None if row is None else _struct(InstanceRecord, row)
 
     async def get_instance(self, instance_id: str) -> InstanceRecord | None:

@@ -4,10 +4,12 @@ result is lost or applied twice."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from contracts.hookspecs import hookimpl
 from contracts.kernel import Actor
@@ -159,3 +161,37 @@ async def test_a_step_whose_lease_was_taken_away_changes_nothing(
     async with service.engine._uow() as uow:
         step = await uow.get_step_run(runs["left"].id)
     assert step is not None and (step.status, step.lease_owner) == ("failed", "sweeper")
+
+
+@pytest.mark.postgresql_only
+async def test_a_finishing_step_locks_the_instance_before_its_step_run(
+    service: WorkflowService, split: SplitPlugin
+) -> None:
+    """A timer firing holds the instance row and then changes the instance's step runs; a
+    worker finishing a step must take the rows in the same order, or the two deadlock (and
+    PostgreSQL aborts one after a second). Here the "timer" holds the instance while the worker
+    finishes, then touches the step run: it must not have to wait for the worker."""
+    view, runs = await _start(service, 5)
+    left = await service.executor._claim(runs["left"].id)
+    assert not isinstance(left, str)
+    database = service.platform.database
+    async with database.connect() as timer:
+        await timer.begin()
+        await timer.execute(sa.text("SET LOCAL lock_timeout = '2s'"))
+        await timer.execute(
+            sa.text("SELECT id FROM workflow_instances WHERE id = :id FOR UPDATE"), {"id": view.id}
+        )
+        worker = asyncio.create_task(service.executor._run(*left, chain=False))
+        await asyncio.sleep(0.3)  # the worker's finish is now waiting for the instance row
+        assert not worker.done()
+        # Were the worker holding the step run already, this would wait for it (deadlock).
+        await timer.execute(
+            sa.text(
+                "UPDATE workflow_step_runs SET lease_expires_at = lease_expires_at WHERE id = :id"
+            ),
+            {"id": runs["left"].id},
+        )
+        await timer.commit()
+    assert (await asyncio.wait_for(worker, timeout=10))[0] == "succeeded"
+    after = await service.engine.status(view.id)
+    assert after.context["left"] == 50
