@@ -5,16 +5,16 @@ the transaction without effect unless ``commit()`` was called (``core.db.end_unc
 State, history, tasks, timers, audit and outbox rows all go through the same connection, so
 they commit together or not at all.
 
-Held-back inserts (PostgreSQL). The rows a transition adds and never reads back in the same
-transaction (the instance row of a start, history, step runs, outbox) are not sent one by one:
-the unit of work keeps them and sends them together in one psycopg pipeline, either just
+Held-back writes (PostgreSQL). The rows a transition adds and never reads back in the same
+transaction (the instance row of a start, history, step runs, outbox, audit) are not sent one
+by one: the unit of work keeps them and sends them together in one psycopg pipeline, either just
 before the next statement that goes through ``uow.conn`` (so every read, and every write that
 could depend on them, sees them) or, usually, together with the NOTIFY and the COMMIT.
 Updates whose result the caller would check (a step's lease, the instance's version) are
 held too, in forms that fail on the server instead (``workflow_expect``, migration
 workflow_0002), so a finishing step is one round trip where it was six, and a start five
 where it was twelve.
-An error in a held-back insert surfaces at that flush and aborts the transaction as before;
+An error in a held-back write surfaces at that flush and aborts the transaction as before;
 a history number already taken is still reported as ``ConcurrentModification``. SQLite sends
 every statement at once (it has no pipeline and no network to save).
 """
@@ -107,7 +107,7 @@ class _Held(NamedTuple):
 
 class _FlushingConnection:
     """What ``uow.conn`` hands out on PostgreSQL: the transaction's connection, which sends the
-    held-back inserts before any statement of its own."""
+    held-back writes before any statement of its own."""
 
     def __init__(self, uow: SqlUnitOfWork, conn: AsyncConnection) -> None:
         self._uow = uow
@@ -119,7 +119,7 @@ class _FlushingConnection:
 
     def begin_nested(self) -> Any:
         if self._uow.holding:
-            raise RuntimeError("flush() the held-back inserts before a savepoint")
+            raise RuntimeError("flush() the held-back writes before a savepoint")
         return self._conn.begin_nested()
 
     def __getattr__(self, name: str) -> Any:
@@ -187,7 +187,7 @@ class SqlUnitOfWork:
 
     def _via(self, *tables: sa.Table) -> AsyncConnection:
         """The connection for a statement that reads or changes only ``tables``: it need not
-        wait for held-back inserts into other tables (those neither read nor change its rows),
+        wait for held-back writes to other tables (those neither read nor change its rows),
         which then still travel with the COMMIT."""
         if any(h.statement.table in tables for h in self._held):
             return self.conn
@@ -202,7 +202,7 @@ class SqlUnitOfWork:
             await self._send(self._raw, _Held(statement, parameters, history_of))
 
     async def flush(self, *, commit: bool = False) -> None:
-        """Send the held-back inserts (and, with ``commit``, the NOTIFY and the COMMIT) in one
+        """Send the held-back writes (and, with ``commit``, the NOTIFY and the COMMIT) in one
         round trip."""
         # The instance's row first: every transaction that changes an instance and its step
         # runs or timers then locks them in the same order (the tick locks the instance before
