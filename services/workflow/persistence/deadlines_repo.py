@@ -17,12 +17,12 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.workflow.calendar import CalendarSpec
+from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_deadlines as d
 from services.workflow.runtime.deadlines import DeadlineRow
 from services.workflow.runtime.ports import TimerRecord
 
-OPEN_TASK_STATUSES = ("ready", "claimed")
 # A pending timer counts towards the instance's due date; a suspended one waits for resume.
 BOUND_TIMER_STATUSES = ("pending", "suspended")
 
@@ -181,7 +181,7 @@ class SqlDeadlineRepo:
                 k.token_id == timer.token_id,
                 k.node_id == timer.node_id,
                 k.attempt_group == timer.attempt_group,
-                k.status.in_(OPEN_TASK_STATUSES),
+                k.status.in_(q.OPEN_TASK_STATUSES),
             )
             .values(due_at=earliest)
         )

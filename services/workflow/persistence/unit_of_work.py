@@ -49,9 +49,6 @@ from services.workflow.runtime.ports import (
     VersionRecord,
 )
 
-OPEN_STEP_STATUSES = q.OPEN_STEP_STATUSES
-OPEN_TASK_STATUSES = q.OPEN_TASK_STATUSES
-
 
 def _failed_check(exc: Exception, held: list[_Held]) -> Exception | None:
     """What a failed ``workflow_expect`` in a pipelined update means, if that is what failed."""
@@ -596,7 +593,7 @@ class SqlUnitOfWork:
     async def cancel_open_step_runs(self, instance_id: str, token_id: str | None) -> None:
         where = [
             t.step_runs.c.instance_id == instance_id,
-            t.step_runs.c.status.in_(OPEN_STEP_STATUSES),
+            t.step_runs.c.status.in_(q.OPEN_STEP_STATUSES),
         ]
         if token_id is not None:
             where.append(t.step_runs.c.token_id == token_id)
@@ -650,7 +647,7 @@ class SqlUnitOfWork:
                 c.token_id == token_id,
                 c.node_id == node_id,
                 c.attempt_group == attempt_group,
-                c.status.in_(OPEN_TASK_STATUSES),
+                c.status.in_(q.OPEN_TASK_STATUSES),
             )
             .values(status="cancelled", completed_at=now, outcome=f"closed:{reason}")
         )
@@ -666,7 +663,7 @@ class SqlUnitOfWork:
                 c.token_id == token_id,
                 c.node_id == node_id,
                 c.attempt_group == attempt_group,
-                c.status.in_(OPEN_TASK_STATUSES),
+                c.status.in_(q.OPEN_TASK_STATUSES),
             )
             .values(queue=queue, assignee=None, status="ready", claimed_at=None)
         )
@@ -796,7 +793,7 @@ class SqlUnitOfWork:
             .where(
                 c.instance_id == instance_id,
                 c.node_id == node_id,
-                c.status.in_(OPEN_TASK_STATUSES),
+                c.status.in_(q.OPEN_TASK_STATUSES),
             )
             .values(
                 status="completed", completed_by=actor_id, completed_at=now, outcome="signalled"
