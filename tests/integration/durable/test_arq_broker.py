@@ -30,6 +30,20 @@ from tests.integration.durable.harness import PrivateRedis
 AT = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
 
+def arq_worker(kind: type[Worker], pool: Any, queue: str, deliver: Any, **options: Any) -> Worker:
+    """An arq worker (or our WakeableWorker) running ``deliver`` on ``queue``."""
+    return kind(
+        functions=[func(deliver, name=JOB)],
+        queue_name=queue,
+        redis_pool=pool,
+        handle_signals=False,
+        keep_result=0,
+        job_serializer=serialize,
+        job_deserializer=deserialize,
+        **options,
+    )
+
+
 def message(number: int, queue: str) -> OutboxMessage:
     return OutboxMessage(
         id=number,
@@ -83,16 +97,8 @@ async def test_a_worker_runs_what_the_batch_published(redis_url: str) -> None:
     async def deliver(ctx: dict[str, Any], body: dict[str, Any]) -> None:
         seen.append(body)
 
-    worker = Worker(
-        functions=[func(deliver, name=JOB)],
-        queue_name=arq_queue(prefix, "integration"),
-        redis_pool=pool,
-        burst=True,
-        poll_delay=0.01,
-        handle_signals=False,
-        keep_result=0,
-        job_serializer=serialize,
-        job_deserializer=deserialize,
+    worker = arq_worker(
+        Worker, pool, arq_queue(prefix, "integration"), deliver, burst=True, poll_delay=0.01
     )
     try:
         await broker.publish_many([message(n, "integration") for n in range(1, 6)])
@@ -116,16 +122,9 @@ async def test_an_announced_queue_is_looked_at_at_once_not_on_the_next_poll(
         delivered.set()
 
     queue = arq_queue(prefix, "integration")
-    worker = WakeableWorker(
-        functions=[func(deliver, name=JOB)],
-        queue_name=queue,
-        redis_pool=pool,
-        poll_delay=30,  # only an announcement can bring the job in time
-        handle_signals=False,
-        keep_result=0,
-        job_serializer=serialize,
-        job_deserializer=deserialize,
-    )
+    # poll_delay: only an announcement can bring the job in time
+    worker = arq_worker(WakeableWorker, pool, queue, deliver, poll_delay=30)
+    assert isinstance(worker, WakeableWorker)
     tasks = [
         asyncio.create_task(worker.main()),
         asyncio.create_task(listen_for_wakes(pool, wake_channel(prefix), {queue: worker})),
@@ -160,16 +159,9 @@ async def test_a_poll_does_not_ask_redis_about_jobs_known_to_be_running(tmp_path
         await release.wait()
 
     def worker() -> WakeableWorker:
-        return WakeableWorker(
-            functions=[func(deliver, name=JOB)],
-            queue_name=queue,
-            redis_pool=pool,
-            poll_delay=30,
-            handle_signals=False,
-            keep_result=0,
-            job_serializer=serialize,
-            job_deserializer=deserialize,
-        )
+        made = arq_worker(WakeableWorker, pool, queue, deliver, poll_delay=30)
+        assert isinstance(made, WakeableWorker)
+        return made
 
     async def asks() -> int:
         """Questions to Redis about one job: arq's WATCH, or our script that takes the job."""
