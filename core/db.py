@@ -79,6 +79,12 @@ def _track_writes(engine: AsyncEngine) -> None:
             conn.info[_WROTE] = True
 
 
+def mark_written(conn: AsyncConnection) -> None:
+    """Record that the current transaction wrote, for statements sent past SQLAlchemy (the
+    driver's connection used directly): :func:`end_uncommitted` must then roll it back."""
+    conn.info[_WROTE] = True
+
+
 async def end_uncommitted(conn: AsyncConnection, *, failed: bool) -> None:
     """End a transaction its caller did not commit: roll it back, or, on PostgreSQL when it
     did not fail and sent nothing but SELECTs, commit it (the same effect, and psycopg keeps

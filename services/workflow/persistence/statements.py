@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -112,11 +113,17 @@ _DUE_OUTBOX = (
 )
 DUE_OUTBOX = _DUE_OUTBOX
 DUE_OUTBOX_SKIP_LOCKED = _DUE_OUTBOX.with_for_update(skip_locked=True)
-MARK_SENT = (
-    t.outbox.update()
+_SENT = {"sent_at": sa.bindparam("b_now", type_=_o.sent_at.type), "attempts": _o.attempts + 1}
+MARK_SENT = {
+    # One array parameter: the statement is the same whatever the number of rows (an IN list
+    # is expanded per call, and could not travel in a pg_batch).
+    "postgresql": t.outbox.update()
+    .where(_o.id == sa.any_(sa.bindparam("b_ids", type_=ARRAY(sa.BigInteger))))
+    .values(**_SENT),
+    "sqlite": t.outbox.update()
     .where(_o.id.in_(sa.bindparam("b_ids", expanding=True)))
-    .values(sent_at=sa.bindparam("b_now", type_=_o.sent_at.type), attempts=_o.attempts + 1)
-)
+    .values(**_SENT),
+}
 
 CANCEL_OPEN_STEP_RUNS = (
     t.step_runs.update()

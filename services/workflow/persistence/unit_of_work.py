@@ -33,8 +33,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from contracts.errors import ConcurrentModification
 from contracts.kernel import Actor, AuditEntry, AuditWriter, Clock, IdGen
 from core.audit import CHAINED_INSERT, SqlAuditWriter, lock_chain
-from core.db import end_uncommitted
+from core.db import end_uncommitted, mark_written
 from core.dbtypes import UTCDateTime
+from services.workflow.persistence import pg_batch
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.runtime.naming import OUTBOX_CHANNEL
@@ -90,6 +91,7 @@ def _version(row: Any) -> VersionRecord:
 
 
 _NOTIFY = sa.text(f"NOTIFY {OUTBOX_CHANNEL}")
+_NOTIFY_SQL = f"NOTIFY {OUTBOX_CHANNEL}".encode()
 
 
 class _Held(NamedTuple):
@@ -217,6 +219,10 @@ class SqlUnitOfWork:
         history_of = next(
             (h.history_of for h in held if h.statement is q.INSERT_HISTORY and h.history_of), None
         )
+        dialect = self._engine.dialect
+        if all(pg_batch.renderable(h.statement, h.parameters, dialect) for h in held):
+            await self._send_batch(conn, driver, held, commit=commit, history_of=history_of)
+            return
         try:
             async with driver.pipeline():
                 for item in held:
@@ -230,6 +236,34 @@ class SqlUnitOfWork:
             raise _history_conflict(exc, history_of) from exc
         except (DBAPIError, psycopg.Error) as exc:
             raise (_failed_check(exc, held) or exc) from exc
+
+    async def _send_batch(
+        self,
+        conn: AsyncConnection,
+        driver: psycopg.AsyncConnection[Any],
+        held: list[_Held],
+        *,
+        commit: bool,
+        history_of: str | None,
+    ) -> None:
+        """The held writes (and NOTIFY, COMMIT) as one query string: see ``pg_batch``."""
+        cursor = psycopg.AsyncClientCursor(driver)
+        dialect = self._engine.dialect
+        statements = [
+            sql for h in held for sql in pg_batch.render(cursor, h.statement, h.parameters, dialect)
+        ]
+        if commit and self._notify:
+            statements.append(_NOTIFY_SQL)
+        mark_written(conn)
+        try:
+            await pg_batch.send(driver, statements, commit=commit)
+        except psycopg.Error as exc:
+            error = pg_batch.as_dbapi_error(exc)
+            if isinstance(error, IntegrityError):
+                raise _history_conflict(error, history_of) from exc
+            raise (_failed_check(error, held) or error) from exc
+        if commit:
+            await conn.commit()  # ends SQLAlchemy's transaction; the server's has ended
 
     async def _send(self, conn: AsyncConnection, item: _Held) -> None:
         try:
@@ -835,7 +869,7 @@ class SqlUnitOfWork:
 
     async def mark_sent(self, ids: list[int], now: datetime) -> None:
         if ids:  # no result needed: on PostgreSQL it goes out with the COMMIT
-            await self._write(q.MARK_SENT, {"b_ids": ids, "b_now": now})
+            await self._write(q.MARK_SENT[self._engine.dialect.name], {"b_ids": ids, "b_now": now})
 
     async def next_outbox_due(self) -> datetime | None:
         value = (

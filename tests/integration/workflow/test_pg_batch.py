@@ -1,0 +1,186 @@
+"""PostgreSQL: the held-back writes of a unit of work travel as one simple-protocol query with
+their values quoted by psycopg (``pg_batch``). Values come back exactly, hostile ones
+included; a failed statement leaves nothing behind and the connection as it was; a flushed
+write whose transaction is not committed is rolled back."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+import pytest
+import sqlalchemy as sa
+from psycopg.pq import TransactionStatus
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.audit import SqlAuditWriter
+from core.clock import FixedClock
+from core.db import create_engine
+from core.dbtypes import JSONType, UTCDateTime
+from core.ids import SequentialIdGen
+from services.workflow.persistence import pg_batch
+from services.workflow.persistence import statements as q
+from services.workflow.persistence import tables as t
+from services.workflow.persistence.unit_of_work import SqlUnitOfWork
+
+pytestmark = pytest.mark.postgresql_only
+
+NOW = datetime(2026, 11, 30, 12, 0, 0, 123456, tzinfo=UTC)
+probe = sa.Table(
+    "batch_probe",
+    sa.MetaData(),
+    sa.Column("id", sa.Uuid, primary_key=True),
+    sa.Column("label", sa.Text),
+    sa.Column("doc", JSONType),
+    sa.Column("at", UTCDateTime),
+    sa.Column("blob", sa.LargeBinary),
+    sa.Column("n", sa.BigInteger),
+    sa.Column("flag", sa.Boolean),
+)
+INSERT = probe.insert().inline()
+HOSTILE = [
+    "'); DROP TABLE batch_probe; --",
+    "back\\slash \\' and $$dollar$$ and E'x'",
+    "ção 😀 \n\t line",
+    "",
+]
+
+
+@pytest.fixture
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(database_url, pool_size=1)
+    async with engine.begin() as conn:
+        await conn.run_sync(probe.metadata.create_all)
+    yield engine
+    await engine.dispose()
+
+
+async def _driver(conn: Any) -> psycopg.AsyncConnection[Any]:
+    driver = (await conn.get_raw_connection()).driver_connection
+    assert driver is not None
+    return driver  # type: ignore[no-any-return]
+
+
+def _row(label: str, i: int) -> dict[str, Any]:
+    return {
+        "id": uuid.UUID(int=i + 1),
+        "label": label,
+        "doc": {"label": label, "nested": [label, {"q": '"quoted"'}], "none": None},
+        "at": NOW,
+        "blob": label.encode() + b"\x00\xff",
+        "n": 2**62 + i,
+        "flag": i % 2 == 0,
+    }
+
+
+async def test_values_come_back_exactly_hostile_ones_included(engine: AsyncEngine) -> None:
+    rows = [_row(label, i) for i, label in enumerate(HOSTILE)]
+    async with engine.connect() as conn:
+        driver = await _driver(conn)
+        cursor = psycopg.AsyncClientCursor(driver)
+        statements = pg_batch.render(cursor, INSERT, rows, conn.dialect)
+        assert len(statements) == len(rows)
+        await conn.begin()
+        await pg_batch.send(driver, statements, commit=True)
+        # BEGIN travelled in the same query: psycopg is back out of autocommit, and idle.
+        assert driver.autocommit is False
+        assert driver.info.transaction_status == TransactionStatus.IDLE
+        await conn.commit()
+    async with engine.connect() as conn:
+        stored = [dict(r._mapping) for r in await conn.execute(sa.select(probe).order_by("n"))]
+    assert stored == rows
+
+
+async def test_a_failed_statement_leaves_nothing_and_the_connection_usable(
+    engine: AsyncEngine,
+) -> None:
+    first, clash = _row("first", 0), _row("clash", 1)
+    clash["id"] = first["id"]  # the second insert violates the primary key
+    async with engine.connect() as conn:
+        driver = await _driver(conn)
+        cursor = psycopg.AsyncClientCursor(driver)
+        await conn.begin()
+        statements = pg_batch.render(cursor, INSERT, [first, clash], conn.dialect)
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            await pg_batch.send(driver, statements, commit=True)
+        assert driver.autocommit is False
+        assert driver.info.transaction_status == TransactionStatus.IDLE
+        await conn.rollback()
+        # The same connection runs the next transaction normally.
+        await conn.execute(INSERT, _row("after", 2))
+        await conn.commit()
+    async with engine.connect() as conn:
+        labels = (await conn.execute(sa.select(probe.c.label))).scalars().all()
+    assert labels == ["after"]
+
+
+async def test_a_batch_inside_a_begun_transaction_commits_with_it(engine: AsyncEngine) -> None:
+    async with engine.connect() as conn:
+        driver = await _driver(conn)
+        await conn.begin()
+        await conn.execute(sa.select(probe.c.id))  # the transaction has begun on the server
+        cursor = psycopg.AsyncClientCursor(driver)
+        await pg_batch.send(
+            driver, pg_batch.render(cursor, INSERT, _row("x", 0), conn.dialect), commit=False
+        )
+        assert driver.info.transaction_status == TransactionStatus.INTRANS
+        await conn.rollback()
+    async with engine.connect() as conn:
+        assert (await conn.execute(sa.select(sa.func.count()).select_from(probe))).scalar() == 0
+
+
+def _uow(engine: AsyncEngine) -> SqlUnitOfWork:
+    clock = FixedClock(NOW)
+    ids = SequentialIdGen(clock)
+    return SqlUnitOfWork(engine, clock, ids, SqlAuditWriter(clock, ids))
+
+
+async def _outbox_rows(engine: AsyncEngine) -> list[str]:
+    async with engine.connect() as conn:
+        return list((await conn.execute(sa.select(t.outbox.c.key))).scalars())
+
+
+async def test_a_flushed_write_is_rolled_back_when_the_unit_of_work_does_not_commit(
+    engine: AsyncEngine,
+) -> None:
+    async with _uow(engine) as uow:
+        await uow.enqueue("step.x", "a", {"n": 1}, available_at=NOW)
+        await uow.enqueue("step.x", "b", {"n": 2}, available_at=NOW)
+        await uow.flush()  # sent, not committed
+    assert await _outbox_rows(engine) == []
+    async with _uow(engine) as uow:
+        await uow.enqueue("step.x", "c", {"n": 3}, available_at=NOW)
+        await uow.enqueue("step.x", "d", {"n": 4}, available_at=NOW)
+        await uow.commit()
+    assert sorted(await _outbox_rows(engine)) == ["c", "d"]
+
+
+async def test_relay_marks_many_rows_sent_in_one_statement(engine: AsyncEngine) -> None:
+    async with _uow(engine) as uow:
+        for key in "abc":
+            await uow.enqueue("step.x", key, {}, available_at=NOW)
+        await uow.commit()
+    async with _uow(engine) as uow:
+        due = await uow.due_outbox(NOW, 10)
+        await uow.mark_sent([m.id for m in due[:2]], NOW)
+        await uow.commit()
+    async with engine.connect() as conn:
+        sent = (
+            await conn.execute(
+                sa.select(t.outbox.c.key, t.outbox.c.attempts).where(t.outbox.c.sent_at == NOW)
+            )
+        ).all()
+    assert sorted(sent) == [("a", 1), ("b", 1)]
+
+
+async def test_a_statement_expanded_at_execution_is_sent_the_ordinary_way(
+    engine: AsyncEngine,
+) -> None:
+    expanding = q.MARK_SENT["sqlite"]  # an IN list SQLAlchemy expands per call
+    assert not pg_batch.renderable(expanding, {"b_ids": [1], "b_now": NOW}, engine.dialect)
+    assert pg_batch.renderable(
+        q.MARK_SENT["postgresql"], {"b_ids": [1], "b_now": NOW}, engine.dialect
+    )
