@@ -169,12 +169,13 @@ CHAINED_INSERT = _chained_insert()
 """PostgreSQL: one audit row, chained to the current head and hashed on the server."""
 
 
-_LOCK_CHAIN = sa.select(sa.func.pg_advisory_xact_lock(AUDIT_LOCK_KEY))
+LOCK_CHAIN = sa.select(sa.func.pg_advisory_xact_lock(AUDIT_LOCK_KEY))
+"""PostgreSQL: the chain's advisory lock, held until the transaction ends."""
 
 
 async def lock_chain(conn: AsyncConnection) -> None:
     """Take the chain's advisory lock until the transaction ends (PostgreSQL)."""
-    await conn.execute(_LOCK_CHAIN)
+    await conn.execute(LOCK_CHAIN)
 
 
 async def _head_hash(conn: AsyncConnection) -> str:

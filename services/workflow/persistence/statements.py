@@ -48,6 +48,7 @@ UPDATE_INSTANCE = t.instances.update().where(
 
 LEASE_LOST = "lease_lost"
 INSTANCE_CHANGED = "instance_changed"
+CLAIM_LOST = "claim_lost"
 
 
 def _expect(condition: Any, what: str) -> Any:
@@ -94,6 +95,19 @@ CLAIM_STEP_RUN = (
         _s.available_at <= sa.bindparam("b_now", type_=_s.available_at.type),
     )
     .returning(*t.step_runs.c)
+)
+CLAIM_STEP_RUN_CHECKED = t.step_runs.update().where(
+    _s.id == sa.bindparam("b_id"),
+    _expect(
+        sa.or_(
+            _s.id != sa.bindparam("b_id"),
+            sa.and_(
+                _s.status == "scheduled",
+                _s.available_at <= sa.bindparam("b_now", type_=_s.available_at.type),
+            ),
+        ),
+        CLAIM_LOST,
+    ),
 )
 LAST_ATTEMPT = sa.select(sa.func.max(_s.attempt)).where(
     _s.instance_id == sa.bindparam("b_instance"),

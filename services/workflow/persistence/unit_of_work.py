@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from contracts.errors import ConcurrentModification
 from contracts.kernel import Actor, AuditEntry, AuditWriter, Clock, IdGen
-from core.audit import CHAINED_INSERT, SqlAuditWriter, lock_chain
+from core.audit import CHAINED_INSERT, LOCK_CHAIN, SqlAuditWriter
 from core.db import end_uncommitted, mark_written
 from core.dbtypes import UTCDateTime
 from services.workflow.persistence import pg_batch
@@ -40,6 +40,7 @@ from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.runtime.naming import OUTBOX_CHANNEL
 from services.workflow.runtime.ports import (
+    ClaimLost,
     HistoryRecord,
     InstanceRecord,
     LeaseLost,
@@ -58,6 +59,8 @@ def _failed_check(exc: Exception, held: list[_Held]) -> Exception | None:
         return None
     if diag.message_primary == q.LEASE_LOST:
         return LeaseLost()
+    if diag.message_primary == q.CLAIM_LOST:
+        return ClaimLost()
     if diag.message_primary == q.INSTANCE_CHANGED:
         instance_id = next(
             (h.history_of for h in held if h.statement is q.UPDATE_INSTANCE_CHECKED), None
@@ -102,6 +105,16 @@ class _Held(NamedTuple):
     statement: Any
     parameters: Any
     history_of: str | None = None
+
+
+def _send_order(held: _Held) -> int:
+    """Where a held write goes in its flush: the instance's row first (see ``flush``), the
+    audit chain's lock and rows last, so that lock is held only from there to the COMMIT and
+    its holder never waits for a row lock (every other transaction waiting for it may hold
+    some)."""
+    if held.statement is LOCK_CHAIN or held.statement is CHAINED_INSERT:
+        return 2
+    return 0 if getattr(held.statement, "table", None) is t.instances else 1
 
 
 class _FlushingConnection:
@@ -184,11 +197,31 @@ class SqlUnitOfWork:
             raise RuntimeError("unit of work used outside 'async with'")
         return self._conn
 
+    async def _driver(self) -> psycopg.AsyncConnection[Any]:
+        driver = (await self._raw.get_raw_connection()).driver_connection
+        assert driver is not None
+        return cast("psycopg.AsyncConnection[Any]", driver)
+
+    async def _read(self, statement: Any, parameters: Any) -> Any:
+        """A plain read (no lock). On PostgreSQL, as the first statement of the unit of work, it
+        runs before the transaction begins on the server: under READ COMMITTED a lone SELECT
+        sees the same rows either way, and the transaction's BEGIN then travels with its first
+        write (see ``pg_batch``) instead of costing a round trip of its own."""
+        if self._hold and not self._held:
+            driver = await self._driver()
+            if driver.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+                await driver.set_autocommit(True)
+                try:
+                    return await self._raw.execute(statement, parameters)
+                finally:
+                    await driver.set_autocommit(False)
+        return await self.conn.execute(statement, parameters)
+
     def _via(self, *tables: sa.Table) -> AsyncConnection:
         """The connection for a statement that reads or changes only ``tables``: it need not
         wait for held-back writes to other tables (those neither read nor change its rows),
         which then still travel with the COMMIT."""
-        if any(h.statement.table in tables for h in self._held):
+        if any(getattr(h.statement, "table", None) in tables for h in self._held):
             return self.conn
         return self._raw
 
@@ -207,15 +240,14 @@ class SqlUnitOfWork:
         # runs or timers then locks them in the same order (the tick locks the instance before
         # its timers and step runs), so a finishing step and a firing timer cannot deadlock.
         # The sort is stable: everything else keeps the order it was written in.
-        held = sorted(self._held, key=lambda h: h.statement.table is not t.instances)
+        held = sorted(self._held, key=_send_order)
         self._held = []
         conn = self._raw
         if not commit and len(held) < 2:
             for item in held:  # one statement: a pipeline would save nothing
                 await self._send(conn, item)
             return
-        driver = (await conn.get_raw_connection()).driver_connection
-        assert driver is not None
+        driver = await self._driver()
         history_of = next(
             (h.history_of for h in held if h.statement is q.INSERT_HISTORY and h.history_of), None
         )
@@ -363,7 +395,7 @@ class SqlUnitOfWork:
         return None if row is None else _version(row)
 
     async def latest_version_id(self, key: str) -> str | None:
-        value = (await self.conn.execute(q.LATEST_VERSION_ID, {"b_key": key})).scalar()
+        value = (await self._read(q.LATEST_VERSION_ID, {"b_key": key})).scalar()
         return None if value is None else str(value)
 
     async def get_version(self, version_id: str) -> VersionRecord | None:
@@ -412,7 +444,7 @@ class SqlUnitOfWork:
         return None if row is None else _struct(InstanceRecord, row)
 
     async def get_instance(self, instance_id: str) -> InstanceRecord | None:
-        row = (await self.conn.execute(q.GET_INSTANCE, {"b_id": instance_id})).first()
+        row = (await self._read(q.GET_INSTANCE, {"b_id": instance_id})).first()
         return None if row is None else _struct(InstanceRecord, row)
 
     async def find_instance_by_protocol(self, protocol: str) -> InstanceRecord | None:
@@ -526,7 +558,7 @@ class SqlUnitOfWork:
     async def get_step_run_and_instance(
         self, step_run_id: str
     ) -> tuple[StepRunRecord, InstanceRecord] | None:
-        row = (await self.conn.execute(q.GET_STEP_RUN_AND_INSTANCE, {"b_id": step_run_id})).first()
+        row = (await self._read(q.GET_STEP_RUN_AND_INSTANCE, {"b_id": step_run_id})).first()
         if row is None:
             return None
         values = row._mapping
@@ -564,6 +596,43 @@ class SqlUnitOfWork:
         )
         row = result.first()
         return None if row is None else _struct(StepRunRecord, row)
+
+    async def take_step_run(
+        self,
+        step: StepRunRecord,
+        *,
+        owner: str,
+        now: datetime,
+        lease_until: datetime,
+        input: dict[str, Any] | None = None,
+        checkpoint: dict[str, Any] | None = None,
+    ) -> StepRunRecord | None:
+        """On PostgreSQL the claim is held back, checked on the server (``ClaimLost`` when it is
+        sent, with the COMMIT usually), and the claimed record is ``step`` with the values the
+        claim writes; elsewhere it is ``claim_step_run``."""
+        if not self._hold:
+            return await self.claim_step_run(
+                step.id,
+                owner=owner,
+                now=now,
+                lease_until=lease_until,
+                input=input,
+                checkpoint=checkpoint,
+            )
+        if step.status != "scheduled":
+            return None  # what the claim would find: a running step is never taken over
+        values = {
+            "status": "running",
+            "lease_owner": owner,
+            "lease_expires_at": lease_until,
+            "started_at": now,
+            "input": input,
+            "checkpoint": checkpoint,
+        }
+        self._held.append(
+            _Held(q.CLAIM_STEP_RUN_CHECKED, {**values, "b_id": step.id, "b_now": now})
+        )
+        return msgspec.structs.replace(step, **values)
 
     async def finish_step_run(self, step_run_id: str, *, owner: str, **values: Any) -> bool:
         """Close a running step if ``owner`` still holds its lease; false when it lost it (the
@@ -910,7 +979,7 @@ class SqlUnitOfWork:
             # The chain's lock now; its row is computed on the server from the head it reads,
             # so it can travel with the COMMIT like the other held-back inserts.
             if not self._chain_locked:
-                await lock_chain(self._raw)
+                self._held.append(_Held(LOCK_CHAIN, {}))
                 self._chain_locked = True
             self._held.append(_Held(CHAINED_INSERT, self._audit.chained_parameters(entry)))
             return

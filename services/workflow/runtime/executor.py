@@ -44,7 +44,13 @@ from services.workflow.runtime.applier import EagerClaim, state_from_json
 from services.workflow.runtime.engine import Engine
 from services.workflow.runtime.events import CompensationDone, StepFailedTerminal, StepSucceeded
 from services.workflow.runtime.naming import backoff, step_topic
-from services.workflow.runtime.ports import InstanceRecord, LeaseLost, StepRunRecord, UnitOfWork
+from services.workflow.runtime.ports import (
+    ClaimLost,
+    InstanceRecord,
+    LeaseLost,
+    StepRunRecord,
+    UnitOfWork,
+)
 from services.workflow.runtime.state import TERMINAL
 
 log = structlog.get_logger("tramita.worker")
@@ -219,8 +225,8 @@ class Executor:
                 else None
             )
             data = {k: record.context.get(k) for k in node.consumes}
-            taken = await uow.claim_step_run(
-                step.id,
+            taken = await uow.take_step_run(
+                step,
                 owner=self.worker_id,
                 now=now,
                 lease_until=lease,
@@ -229,7 +235,10 @@ class Executor:
             )
             if taken is None:
                 return "skipped"
-            await uow.commit()
+            try:
+                await uow.commit()
+            except ClaimLost:
+                return "skipped"
         return taken, model, record
 
     # --- phase 2: the work --------------------------------------------------------------------

@@ -128,6 +128,11 @@ class LeaseLost(Exception):
     transaction that closes the step is rolled back and its result discarded."""
 
 
+class ClaimLost(Exception):
+    """Another worker took the step between its read and the claim (a duplicate delivery):
+    the claiming transaction is rolled back and the delivery skipped."""
+
+
 class UnitOfWork(Protocol):
     """One transaction. ``async with uow:`` rolls back unless ``commit()`` was called.
 
@@ -211,6 +216,21 @@ class UnitOfWork(Protocol):
         checkpoint: dict[str, Any] | None = None,
     ) -> StepRunRecord | None:
         """Take the step's lease if it is scheduled, or running under an expired lease."""
+        ...
+
+    async def take_step_run(
+        self,
+        step: StepRunRecord,
+        *,
+        owner: str,
+        now: datetime,
+        lease_until: datetime,
+        input: dict[str, Any] | None = None,
+        checkpoint: dict[str, Any] | None = None,
+    ) -> StepRunRecord | None:
+        """``claim_step_run`` for a step as just read (scheduled): the claimed record, or None
+        when another worker took it first — or ``ClaimLost`` from a later statement or the
+        commit of this unit of work (a store may send the claim with them)."""
         ...
 
     async def finish_step_run(self, step_run_id: str, *, owner: str, **values: Any) -> bool:

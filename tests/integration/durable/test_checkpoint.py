@@ -15,6 +15,7 @@ from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import StartRequest, StepInput, StepResult
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
+from services.workflow.runtime.ports import ClaimLost
 from tests.fakes.boot import booted
 
 BATCH = {
@@ -141,3 +142,37 @@ async def test_a_step_whose_worker_died_is_swept_and_finished_by_another(
         (2, "succeeded", None),
     ]
     assert len({r.idempotency_key for r in runs}) == 1
+
+
+async def test_a_step_read_by_two_workers_is_taken_by_one(
+    service: WorkflowService, batch: BatchPlugin, clock: FixedClock
+) -> None:
+    """Both read the step while it is scheduled (a duplicate delivery); the second claim finds
+    it taken: none on SQLite, ``ClaimLost`` at the commit on PostgreSQL (the claim travels with
+    it). The step keeps the first worker's lease and the handler never runs twice."""
+    view = await service.engine.start(
+        StartRequest(definition_key="batch.import", context={"size": 1}, actor=Actor(id="u"))
+    )
+    async with service.engine._uow() as uow:
+        (step,) = [r for r in await uow.step_runs(view.id) if r.node_id == "load"]
+    lease = clock.now() + timedelta(seconds=60)
+    async with service.engine._uow() as uow:
+        first = await uow.take_step_run(step, owner="w1", now=clock.now(), lease_until=lease)
+        await uow.commit()
+    assert first is not None and first.lease_owner == "w1" and first.status == "running"
+    lost = False
+    async with service.engine._uow() as uow:
+        second = await uow.take_step_run(step, owner="w2", now=clock.now(), lease_until=lease)
+        try:
+            await uow.commit()
+        except ClaimLost:
+            lost = True
+    assert lost or second is None
+    assert lost == uow.is_postgres
+    async with service.engine._uow() as uow:
+        (stored,) = [r for r in await uow.step_runs(view.id) if r.node_id == "load"]
+    assert (stored.status, stored.lease_owner) == ("running", "w1")
+    assert stored.started_at == first.started_at and stored.lease_expires_at == lease
+    # The delivery the second worker got is skipped: the handler does not run.
+    assert await service.executor.run_step(step.id) == "skipped"
+    assert batch.loader.started_from == []
