@@ -40,30 +40,40 @@ class NotRenderable(Exception):
     default): send it the ordinary way."""
 
 
-_FORMS: dict[tuple[int, tuple[str, ...]], _Form] = {}
+_FORMS: dict[tuple[int, tuple[str, ...]], tuple[Any, _Form | None]] = {}
+"""Compiled forms by statement identity and parameter names; the entry keeps its statement
+alive, so its id cannot be reused while it is cached. ``None``: not renderable."""
+_MAX_FORMS = 512
 
 
 def _form(statement: Any, keys: tuple[str, ...], dialect: Dialect) -> _Form:
     cached = _FORMS.get((id(statement), keys))
-    if cached is not None:
-        return cached
+    if cached is None:
+        if len(_FORMS) >= _MAX_FORMS:  # statements built per call: correct, only slower
+            _FORMS.clear()
+        cached = (statement, _compile(statement, keys, dialect))
+        _FORMS[(id(statement), keys)] = cached
+    form = cached[1]
+    if form is None:
+        raise NotRenderable(f"{type(statement).__name__} needs SQLAlchemy's execution")
+    return form
+
+
+def _compile(statement: Any, keys: tuple[str, ...], dialect: Dialect) -> _Form | None:
     compiled = statement.compile(dialect=dialect, column_keys=list(keys))
     processors: list[tuple[str, Callable[[Any], Any] | None]] = []
     for bind, name in compiled.bind_names.items():
         if bind.expanding:
-            raise NotRenderable(f"parameter {name!r} expands at execution time")
+            return None  # an IN list, expanded at execution time
         processors.append((name, bind.type.dialect_impl(dialect).bind_processor(dialect)))
     defaults: list[tuple[str, Any]] = []
     prefetch = [(c, c.default) for c in compiled.insert_prefetch]
     prefetch += [(c, c.onupdate) for c in compiled.update_prefetch]
     for column, default in prefetch:
         if default is None or not default.is_scalar:
-            raise NotRenderable(f"column {column.name!r} has a default computed per row")
+            return None  # a default computed per row
         defaults.append((column.key, default.arg))
-    form = _Form(compiled, compiled.string, tuple(processors), tuple(defaults))
-    # Prebuilt statements live as long as the process: their ids are never reused.
-    _FORMS[(id(statement), keys)] = form
-    return form
+    return _Form(compiled, compiled.string, tuple(processors), tuple(defaults))
 
 
 def renderable(statement: Any, parameters: Any, dialect: Dialect) -> bool:

@@ -139,16 +139,23 @@ MARK_SENT = {
     .values(**_SENT),
 }
 
+
+def _one_of(column: Any, values: tuple[str, ...]) -> Any:
+    """``column IN (values)`` without an expanding parameter (SQLAlchemy renders a literal IN
+    list at execution time, which keeps a statement out of a ``pg_batch``)."""
+    return sa.or_(*(column == value for value in values))
+
+
 CANCEL_OPEN_STEP_RUNS = (
     t.step_runs.update()
-    .where(_s.instance_id == sa.bindparam("b_instance"), _s.status.in_(OPEN_STEP_STATUSES))
+    .where(_s.instance_id == sa.bindparam("b_instance"), _one_of(_s.status, OPEN_STEP_STATUSES))
     .values(status="cancelled", finished_at=sa.bindparam("b_now", type_=_s.finished_at.type))
 )
 CANCEL_OPEN_TASKS = (
     t.tasks.update()
     .where(
         t.tasks.c.instance_id == sa.bindparam("b_instance"),
-        t.tasks.c.status.in_(OPEN_TASK_STATUSES),
+        _one_of(t.tasks.c.status, OPEN_TASK_STATUSES),
     )
     .values(
         status="cancelled", completed_at=sa.bindparam("b_now", type_=t.tasks.c.completed_at.type)

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from psycopg.pq import TransactionStatus
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.audit import SqlAuditWriter
+from core.audit import CHAINED_INSERT, LOCK_CHAIN, SqlAuditWriter
 from core.clock import FixedClock
 from core.db import create_engine
 from core.dbtypes import JSONType, UTCDateTime
@@ -184,3 +184,28 @@ async def test_a_statement_expanded_at_execution_is_sent_the_ordinary_way(
     assert pg_batch.renderable(
         q.MARK_SENT["postgresql"], {"b_ids": [1], "b_now": NOW}, engine.dialect
     )
+
+
+@pytest.mark.parametrize(
+    ("statement", "keys"),
+    [
+        (q.INSERT_INSTANCE, [c.key for c in t.instances.c]),
+        (q.INSERT_HISTORY, [c.key for c in t.history.c]),
+        (q.INSERT_STEP_RUN, [c.key for c in t.step_runs.c]),
+        (q.INSERT_OUTBOX, ["topic", "key", "payload", "created_at", "available_at"]),
+        (q.UPDATE_INSTANCE_CHECKED, ["status", "state", "b_id", "b_expected"]),
+        (q.CLAIM_STEP_RUN_CHECKED, ["status", "lease_owner", "b_id", "b_now"]),
+        (q.FINISH_STEP_RUN_CHECKED, ["status", "output", "b_id", "b_owner"]),
+        (q.CANCEL_OPEN_STEP_RUNS, ["b_instance", "b_now"]),
+        (q.CANCEL_OPEN_TASKS, ["b_instance", "b_now"]),
+        (q.MARK_SENT["postgresql"], ["b_ids", "b_now"]),
+        (LOCK_CHAIN, []),
+        (CHAINED_INSERT, ["canon_before", "canon_after", "id", "at", "action"]),
+    ],
+)
+def test_every_statement_the_hot_path_holds_travels_in_a_batch(
+    statement: Any, keys: list[str], engine: AsyncEngine
+) -> None:
+    """A held statement that cannot be rendered sends its whole flush the slow way (one send
+    per statement): an IN list or a per-row default slipping into one must fail here."""
+    assert pg_batch.renderable(statement, dict.fromkeys(keys), engine.dialect)
