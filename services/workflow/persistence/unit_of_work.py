@@ -153,6 +153,7 @@ class SqlUnitOfWork:
         self._held: list[_Held] = []
         self._hold = engine.dialect.name == "postgresql"
         self._chain_locked = False
+        self._begun_by_us = False
 
     @property
     def conn(self) -> AsyncConnection:
@@ -180,6 +181,7 @@ class SqlUnitOfWork:
         self._notify = False
         self._chain_locked = False
         self._held = []
+        self._begun_by_us = False
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -189,7 +191,47 @@ class SqlUnitOfWork:
             if not self._committed:
                 await end_uncommitted(conn, failed=exc[0] is not None)
         finally:
-            await conn.close()
+            try:
+                if self._begun_by_us:
+                    await self._restore_autocommit(conn)
+            finally:
+                await conn.close()
+
+    async def _restore_autocommit(self, conn: AsyncConnection) -> None:
+        """After ``_begin_with``: psycopg leaves autocommit once the transaction has ended (a
+        connection that cannot is not handed back to the pool)."""
+        self._begun_by_us = False
+        try:
+            driver = cast(
+                "psycopg.AsyncConnection[Any]", (await conn.get_raw_connection()).driver_connection
+            )
+            if driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                await driver.rollback()
+            await driver.set_autocommit(False)
+        except Exception:
+            await conn.invalidate()
+            raise
+
+    async def _begin_with(self, statement: Any, parameters: dict[str, Any]) -> Any:
+        """PostgreSQL: a first statement whose result is needed, with the transaction's BEGIN
+        in the same query (psycopg would send BEGIN alone first, a round trip of its own).
+        Returns its first row, or None when the transaction has already begun (the caller then
+        runs the statement the ordinary way). psycopg stays in autocommit until the unit of
+        work ends, so it adds no BEGIN of its own; COMMIT and ROLLBACK work as usual."""
+        driver = await self._driver()
+        if driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            return None
+        cursor = psycopg.AsyncClientCursor(driver)
+        (sql,) = pg_batch.render(cursor, statement, parameters, self._engine.dialect)
+        await driver.set_autocommit(True)
+        self._begun_by_us = True
+        mark_written(self._raw)
+        try:
+            await cursor.execute(b"BEGIN;\n" + sql, prepare=False)
+        except psycopg.Error as exc:
+            raise pg_batch.as_dbapi_error(exc) from exc
+        cursor.nextset()
+        return await cursor.fetchone()
 
     @property
     def _raw(self) -> AsyncConnection:
@@ -429,9 +471,12 @@ class SqlUnitOfWork:
         stays locked until commit, so numbers follow commit order.
         """
         statement = q.NEXT_PROTOCOL_NUMBER[self._engine.dialect.name]
-        found = await self._via(t.protocol_counters).execute(
-            statement, {"b_prefix": prefix, "b_year": year}
-        )
+        parameters = {"b_prefix": prefix, "b_year": year}
+        if self._hold:
+            row = await self._begin_with(statement, parameters)
+            if row is not None:
+                return int(row[0])
+        found = await self._via(t.protocol_counters).execute(statement, parameters)
         return int(found.scalar_one())
 
     async def add_instance(self, record: InstanceRecord) -> None:

@@ -209,3 +209,27 @@ def test_every_statement_the_hot_path_holds_travels_in_a_batch(
     """A held statement that cannot be rendered sends its whole flush the slow way (one send
     per statement): an IN list or a per-row default slipping into one must fail here."""
     assert pg_batch.renderable(statement, dict.fromkeys(keys), engine.dialect)
+
+
+async def test_begin_with_the_protocol_number_commits_and_rolls_back_as_one_transaction(
+    engine: AsyncEngine,
+) -> None:
+    """The first statement of a start (the protocol number) carries the transaction's BEGIN;
+    psycopg is in autocommit meanwhile and leaves it when the unit of work ends."""
+    with pytest.raises(RuntimeError):
+        async with _uow(engine) as uow:
+            assert await uow.next_protocol_number("TST", 2026) == 1
+            await uow.enqueue("step.x", "lost", {}, available_at=NOW)
+            raise RuntimeError("the caller fails after taking the number")
+    async with _uow(engine) as uow:
+        assert await uow.next_protocol_number("TST", 2026) == 1  # the first was rolled back
+        await uow.enqueue("step.x", "kept", {}, available_at=NOW)
+        await uow.commit()
+    async with _uow(engine) as uow:
+        assert await uow.next_protocol_number("TST", 2026) == 2
+        await uow.commit()
+    assert await _outbox_rows(engine) == ["kept"]
+    async with engine.connect() as conn:  # pool_size=1: the connection those used
+        driver = await _driver(conn)
+        assert driver.autocommit is False
+        assert driver.info.transaction_status == TransactionStatus.IDLE
