@@ -7,26 +7,30 @@ they commit together or not at all.
 
 Held-back writes (PostgreSQL). The rows a transition adds and never reads back in the same
 transaction (the instance row of a start, history, step runs, outbox, audit) are not sent one
-by one: the unit of work keeps them and sends them together in one psycopg pipeline, either just
-before the next statement that goes through ``uow.conn`` (so every read, and every write that
-could depend on them, sees them) or, usually, together with the NOTIFY and the COMMIT.
-Updates whose result the caller would check (a step's lease, the instance's version) are
-held too, in forms that fail on the server instead (``workflow_expect``, migration
-workflow_0002), so a finishing step is one round trip where it was six, and a start five
-where it was twelve.
+by one: the unit of work keeps them and sends them together as one query string
+(``pg_batch``: one ``send()``, one round trip), either just before the next statement that goes
+through ``uow.conn`` (so every read, and every write that could depend on them, sees them) or,
+usually, together with the NOTIFY and the COMMIT. Updates whose result the caller would check
+(a step's lease, the instance's version, a claim) are held too, in forms that fail on the
+server instead (``workflow_expect``, migration workflow_0002). The transaction's BEGIN is not a
+round trip of its own either: a first plain read runs before it (``_read``: the same rows under
+READ COMMITTED), and BEGIN travels with the first write (``pg_batch.send``, ``_begin_with``).
+So a finishing step is one round trip where it was six, a claim two where it was four, and a
+start three (latest version, protocol number, the rest) where it was twelve.
 An error in a held-back write surfaces at that flush and aborts the transaction as before;
 a history number already taken is still reported as ``ConcurrentModification``. SQLite sends
-every statement at once (it has no pipeline and no network to save).
+every statement at once (it has no network to save).
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, NamedTuple, cast
 
 import msgspec
 import psycopg
 import sqlalchemy as sa
+from psycopg.rows import namedtuple_row
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -53,7 +57,7 @@ from services.workflow.runtime.ports import (
 
 
 def _failed_check(exc: Exception, held: list[_Held]) -> Exception | None:
-    """What a failed ``workflow_expect`` in a pipelined update means, if that is what failed."""
+    """What a failed ``workflow_expect`` in a held-back update means, if that is what failed."""
     diag = getattr(getattr(exc, "orig", exc), "diag", None)
     if diag is None or diag.sqlstate != "40001":
         return None
@@ -212,16 +216,17 @@ class SqlUnitOfWork:
             await conn.invalidate()
             raise
 
-    async def _begin_with(self, statement: Any, parameters: dict[str, Any]) -> Any:
+    async def _begin_with(self, statement: Any, parameters: dict[str, Any]) -> list[Any] | None:
         """PostgreSQL: a first statement whose result is needed, with the transaction's BEGIN
         in the same query (psycopg would send BEGIN alone first, a round trip of its own).
-        Returns its first row, or None when the transaction has already begun (the caller then
-        runs the statement the ordinary way). psycopg stays in autocommit until the unit of
-        work ends, so it adds no BEGIN of its own; COMMIT and ROLLBACK work as usual."""
+        Returns its rows as psycopg gives them (named tuples, values as psycopg loads them), or
+        None when the transaction has already begun (the caller then runs the statement the
+        ordinary way). psycopg stays in autocommit until the unit of work ends, so it adds no
+        BEGIN of its own; COMMIT and ROLLBACK work as usual."""
         driver = await self._driver()
         if driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             return None
-        cursor = psycopg.AsyncClientCursor(driver)
+        cursor = psycopg.AsyncClientCursor(driver, row_factory=namedtuple_row)
         (sql,) = pg_batch.render(cursor, statement, parameters, self._engine.dialect)
         await driver.set_autocommit(True)
         self._begun_by_us = True
@@ -231,7 +236,7 @@ class SqlUnitOfWork:
         except psycopg.Error as exc:
             raise pg_batch.as_dbapi_error(exc) from exc
         cursor.nextset()
-        return await cursor.fetchone()
+        return await cursor.fetchall()
 
     @property
     def _raw(self) -> AsyncConnection:
@@ -473,9 +478,9 @@ class SqlUnitOfWork:
         statement = q.NEXT_PROTOCOL_NUMBER[self._engine.dialect.name]
         parameters = {"b_prefix": prefix, "b_year": year}
         if self._hold:
-            row = await self._begin_with(statement, parameters)
-            if row is not None:
-                return int(row[0])
+            rows = await self._begin_with(statement, parameters)
+            if rows is not None:
+                return int(rows[0][0])
         found = await self._via(t.protocol_counters).execute(statement, parameters)
         return int(found.scalar_one())
 
@@ -968,17 +973,23 @@ class SqlUnitOfWork:
 
     async def due_outbox(self, now: datetime, limit: int) -> list[OutboxMessage]:
         """Unsent rows whose time has come, oldest first; rows other relays hold are skipped."""
-        query = q.DUE_OUTBOX_SKIP_LOCKED if self.is_postgres else q.DUE_OUTBOX
+        parameters = {"b_now": now, "b_limit": limit}
+        rows = None
+        if self._hold:  # usually a relay's first statement: BEGIN travels with it
+            rows = await self._begin_with(q.DUE_OUTBOX_SKIP_LOCKED, parameters)
+        if rows is None:
+            query = q.DUE_OUTBOX_SKIP_LOCKED if self.is_postgres else q.DUE_OUTBOX
+            rows = list(await self.conn.execute(query, parameters))
         return [
             OutboxMessage(
                 id=r.id,
                 topic=r.topic,
                 key=r.key,
                 payload=r.payload,
-                available_at=r.available_at,
+                available_at=r.available_at.astimezone(UTC),
                 attempts=r.attempts,
             )
-            for r in await self.conn.execute(query, {"b_now": now, "b_limit": limit})
+            for r in rows
         ]
 
     async def mark_sent(self, ids: list[int], now: datetime) -> None:
