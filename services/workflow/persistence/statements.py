@@ -25,7 +25,7 @@ _i = t.instances.c
 _s = t.step_runs.c
 
 # ``inline()``: never fetch a generated key back (the outbox's serial id) — the unit of work
-# may send these inserts in a pipeline, where no statement can wait for a result.
+# sends these inserts with others in one query (pg_batch), where no statement waits for a result.
 INSERT_INSTANCE = t.instances.insert().inline()
 INSERT_HISTORY = t.history.insert().inline()
 INSERT_STEP_RUN = t.step_runs.insert().inline()
@@ -56,7 +56,7 @@ def _expect(condition: Any, what: str) -> Any:
     return sa.func.workflow_expect(condition, sa.literal(what), type_=sa.Boolean)
 
 
-# PostgreSQL forms that fail instead of matching no row, so they can travel in a pipeline with
+# PostgreSQL forms that fail instead of matching no row, so they can travel in one query with
 # the COMMIT (see unit_of_work). The id guard keeps the check off every other row a plan might
 # look at.
 UPDATE_INSTANCE_CHECKED = t.instances.update().where(

@@ -291,7 +291,7 @@ class SqlUnitOfWork:
         self._held = []
         conn = self._raw
         if not commit and len(held) < 2:
-            for item in held:  # one statement: a pipeline would save nothing
+            for item in held:  # one statement: a batch would save nothing
                 await self._send(conn, item)
             return
         driver = await self._driver()
@@ -302,6 +302,8 @@ class SqlUnitOfWork:
         if all(pg_batch.renderable(h.statement, h.parameters, dialect) for h in held):
             await self._send_batch(conn, driver, held, commit=commit, history_of=history_of)
             return
+        # A statement SQLAlchemy completes at execution (an IN list): a psycopg pipeline, one
+        # round trip still, but one send() per statement.
         try:
             async with driver.pipeline():
                 for item in held:
