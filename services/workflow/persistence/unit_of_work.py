@@ -216,13 +216,18 @@ class SqlUnitOfWork:
             await conn.invalidate()
             raise
 
-    async def _begin_with(self, statement: Any, parameters: dict[str, Any]) -> list[Any] | None:
+    async def _begin_with(
+        self, statement: Any, parameters: dict[str, Any], *tables: sa.Table
+    ) -> list[Any] | None:
         """PostgreSQL: a first statement whose result is needed, with the transaction's BEGIN
         in the same query (psycopg would send BEGIN alone first, a round trip of its own).
         Returns its rows as psycopg gives them (named tuples, values as psycopg loads them), or
-        None when the transaction has already begun (the caller then runs the statement the
-        ordinary way). psycopg stays in autocommit until the unit of work ends, so it adds no
+        None when the transaction has already begun, or when held writes touch ``tables`` (what
+        the statement reads or changes): the caller then runs it the ordinary way, which sends
+        them first. psycopg stays in autocommit until the unit of work ends, so it adds no
         BEGIN of its own; COMMIT and ROLLBACK work as usual."""
+        if any(getattr(h.statement, "table", None) in tables for h in self._held):
+            return None
         driver = await self._driver()
         if driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             return None
@@ -480,7 +485,7 @@ class SqlUnitOfWork:
         statement = q.NEXT_PROTOCOL_NUMBER[self._engine.dialect.name]
         parameters = {"b_prefix": prefix, "b_year": year}
         if self._hold:
-            rows = await self._begin_with(statement, parameters)
+            rows = await self._begin_with(statement, parameters, t.protocol_counters)
             if rows is not None:
                 return int(rows[0][0])
         found = await self._via(t.protocol_counters).execute(statement, parameters)
@@ -978,7 +983,7 @@ class SqlUnitOfWork:
         parameters = {"b_now": now, "b_limit": limit}
         rows = None
         if self._hold:  # usually a relay's first statement: BEGIN travels with it
-            rows = await self._begin_with(q.DUE_OUTBOX_SKIP_LOCKED, parameters)
+            rows = await self._begin_with(q.DUE_OUTBOX_SKIP_LOCKED, parameters, t.outbox)
         if rows is None:
             query = q.DUE_OUTBOX_SKIP_LOCKED if self.is_postgres else q.DUE_OUTBOX
             rows = list(await self.conn.execute(query, parameters))
@@ -1034,8 +1039,8 @@ class SqlUnitOfWork:
 
     async def audit(self, entry: AuditEntry) -> None:
         if self._hold and isinstance(self._audit, SqlAuditWriter):
-            # The chain's lock now; its row is computed on the server from the head it reads,
-            # so it can travel with the COMMIT like the other held-back inserts.
+            # Its row is computed on the server from the head it reads under the chain's lock:
+            # both travel last with the COMMIT (``_send_order``).
             if not self._chain_locked:
                 self._held.append(_Held(LOCK_CHAIN, {}))
                 self._chain_locked = True

@@ -233,3 +233,14 @@ async def test_begin_with_the_protocol_number_commits_and_rolls_back_as_one_tran
         driver = await _driver(conn)
         assert driver.autocommit is False
         assert driver.info.transaction_status == TransactionStatus.IDLE
+
+
+async def test_due_rows_read_first_include_rows_this_unit_of_work_holds(
+    engine: AsyncEngine,
+) -> None:
+    """Held rows of the table a first statement reads are sent before it, BEGIN or not."""
+    async with _uow(engine) as uow:
+        await uow.enqueue("step.x", "held", {}, available_at=NOW)
+        assert [m.key for m in await uow.due_outbox(NOW, 10)] == ["held"]
+        await uow.commit()
+    assert await _outbox_rows(engine) == ["held"]
