@@ -65,7 +65,7 @@ class Platform:
         collected = host.collect()
         if upgrade:
             await asyncio.to_thread(migrate.upgrade, settings.database_url, collected.migrations)
-        database = create_engine(settings.database_url)
+        database = create_engine(settings.database_url, pool_size=settings.db_pool_size)
         platform = cls(
             settings=settings,
             clock=clock,

@@ -26,6 +26,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     smtp_host: str | None = None
     smtp_port: int = 25
     smtp_from: str = "tramita@localhost"
+    db_pool_size: int = 10
+    """PostgreSQL connections a process keeps open; it may open as many again under load and
+    closes those when they come back (SQLite opens one per unit of work)."""
 
     @property
     def embedded(self) -> bool:
@@ -73,6 +76,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
             raise ConfigurationError("TRAMITA_SMTP_PORT must be an integer") from exc
     if smtp_from := env.get("TRAMITA_SMTP_FROM"):
         fields["smtp_from"] = smtp_from
+    if pool := env.get("TRAMITA_DB_POOL_SIZE"):
+        if not pool.isdigit() or int(pool) < 1:
+            raise ConfigurationError("TRAMITA_DB_POOL_SIZE must be a whole number, 1 or more")
+        fields["db_pool_size"] = int(pool)
     settings = msgspec.convert(fields, Settings)
     if settings.environment == "production" and settings.secret_key == _DEV_SECRET:
         raise ConfigurationError("TRAMITA_SECRET_KEY must be set in production")

@@ -37,6 +37,14 @@ def test_production_refuses_the_development_secret() -> None:
         load_settings({"TRAMITA_ENV": "production"})
 
 
+def test_the_connection_pool_size_is_a_setting() -> None:
+    assert load_settings({}).db_pool_size == 10
+    assert load_settings({"TRAMITA_DB_POOL_SIZE": "40"}).db_pool_size == 40
+    for wrong in ("0", "-3", "ten", "2.5"):
+        with pytest.raises(ConfigurationError, match="TRAMITA_DB_POOL_SIZE"):
+            load_settings({"TRAMITA_DB_POOL_SIZE": wrong})
+
+
 def test_fixed_clock_moves_only_when_told() -> None:
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     clock = FixedClock(t0)
