@@ -16,6 +16,7 @@ as SQLAlchemy's own compiled cache would.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -115,7 +116,9 @@ async def send(
     the string (psycopg would otherwise send it alone first, a round trip of its own); psycopg
     is switched to autocommit for that one query so that it does not add its own. Afterwards
     the connection is as psycopg left it before: out of autocommit, and, if a statement
-    failed, rolled back (the caller's rollback then finds nothing to do).
+    failed, rolled back (the caller's rollback then finds nothing to do). If that cannot be
+    done (a query cancelled mid-way), the connection stays in autocommit and the caller must
+    not reuse it (``SqlUnitOfWork`` has the pool discard it).
     """
     idle = driver.info.transaction_status == TransactionStatus.IDLE
     body = b";\n".join([*statements, b"COMMIT"] if commit else statements)
@@ -126,9 +129,10 @@ async def send(
     try:
         await driver.execute(b"BEGIN;\n" + body, prepare=False)
     finally:
-        if driver.info.transaction_status != TransactionStatus.IDLE:
-            await driver.rollback()
-        await driver.set_autocommit(False)
+        with contextlib.suppress(psycopg.Error):
+            if driver.info.transaction_status != TransactionStatus.IDLE:
+                await driver.rollback()
+            await driver.set_autocommit(False)
 
 
 def as_dbapi_error(exc: psycopg.Error) -> StatementError:

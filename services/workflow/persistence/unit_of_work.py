@@ -24,6 +24,7 @@ every statement at once (it has no network to save).
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime
 from typing import Any, NamedTuple, cast
 
@@ -157,7 +158,6 @@ class SqlUnitOfWork:
         self._held: list[_Held] = []
         self._hold = engine.dialect.name == "postgresql"
         self._chain_locked = False
-        self._begun_by_us = False
 
     @property
     def conn(self) -> AsyncConnection:
@@ -185,7 +185,6 @@ class SqlUnitOfWork:
         self._notify = False
         self._chain_locked = False
         self._held = []
-        self._begun_by_us = False
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -196,25 +195,26 @@ class SqlUnitOfWork:
                 await end_uncommitted(conn, failed=exc[0] is not None)
         finally:
             try:
-                if self._begun_by_us:
-                    await self._restore_autocommit(conn)
+                if self._hold:
+                    await self._leave_autocommit(conn)
             finally:
                 await conn.close()
 
-    async def _restore_autocommit(self, conn: AsyncConnection) -> None:
-        """After ``_begin_with``: psycopg leaves autocommit once the transaction has ended (a
-        connection that cannot is not handed back to the pool)."""
-        self._begun_by_us = False
+    @staticmethod
+    async def _leave_autocommit(conn: AsyncConnection) -> None:
+        """Never hand a connection back to the pool in autocommit (``_begin_with`` leaves it
+        so until here; ``_read`` and ``pg_batch.send`` may fail to switch back, if cancelled
+        mid-query): switch it back, or have the pool discard it."""
         try:
-            driver = cast(
-                "psycopg.AsyncConnection[Any]", (await conn.get_raw_connection()).driver_connection
-            )
+            raw = await conn.get_raw_connection()
+            driver = cast("psycopg.AsyncConnection[Any]", raw.driver_connection)
+            if not driver.autocommit:
+                return
             if driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                 await driver.rollback()
             await driver.set_autocommit(False)
-        except Exception:
+        except Exception:  # noqa: BLE001 - whatever went wrong, this connection is not reused
             await conn.invalidate()
-            raise
 
     async def _begin_with(
         self, statement: Any, parameters: dict[str, Any], *tables: sa.Table
@@ -234,7 +234,6 @@ class SqlUnitOfWork:
         cursor = psycopg.AsyncClientCursor(driver, row_factory=namedtuple_row)
         (sql,) = pg_batch.render(cursor, statement, parameters, self._engine.dialect)
         await driver.set_autocommit(True)
-        self._begun_by_us = True
         mark_written(self._raw)
         try:
             await cursor.execute(b"BEGIN;\n" + sql, prepare=False)
@@ -266,7 +265,8 @@ class SqlUnitOfWork:
                 try:
                     return await self._raw.execute(statement, parameters)
                 finally:
-                    await driver.set_autocommit(False)
+                    with contextlib.suppress(psycopg.Error):  # else __aexit__ discards it
+                        await driver.set_autocommit(False)
         return await self.conn.execute(statement, parameters)
 
     def _via(self, *tables: sa.Table) -> AsyncConnection:

@@ -5,6 +5,7 @@ write whose transaction is not committed is rolled back."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -244,3 +245,42 @@ async def test_due_rows_read_first_include_rows_this_unit_of_work_holds(
         assert [m.key for m in await uow.due_outbox(NOW, 10)] == ["held"]
         await uow.commit()
     assert await _outbox_rows(engine) == ["held"]
+
+
+async def test_a_read_cancelled_mid_query_never_leaves_an_autocommit_connection_in_the_pool(
+    engine: AsyncEngine,
+) -> None:
+    """A first read runs with psycopg in autocommit; a job cancelled right then (a timeout)
+    must not hand that connection back still in autocommit, where the next unit of work's
+    statements would each commit on their own."""
+
+    async def slow_first_read() -> None:
+        async with _uow(engine) as uow:
+            # ``_read`` is what get_instance and the claim's read use; pg_sleep makes it slow.
+            await uow._read(sa.select(sa.func.pg_sleep(5)), {})
+
+    task = asyncio.create_task(slow_first_read())
+    await asyncio.sleep(0.5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(2):  # pool_size=1 (+1 overflow): whichever connection comes next
+        async with engine.connect() as conn:
+            assert (await _driver(conn)).autocommit is False
+    with pytest.raises(RuntimeError):
+        async with _uow(engine) as uow:
+            await uow.enqueue("step.x", "a", {}, available_at=NOW)
+            await uow.enqueue("step.x", "b", {}, available_at=NOW)
+            await uow.flush()
+            raise RuntimeError("rolled back, not committed statement by statement")
+    assert await _outbox_rows(engine) == []
+
+
+async def test_a_connection_left_in_autocommit_is_switched_back_when_the_unit_of_work_ends(
+    engine: AsyncEngine,
+) -> None:
+    async with _uow(engine) as uow:
+        driver = await uow._driver()
+        await driver.set_autocommit(True)  # as a switch-back that failed would leave it
+    async with engine.connect() as conn:
+        assert (await _driver(conn)).autocommit is False
