@@ -91,6 +91,7 @@ def render(
 ) -> list[bytes]:
     """The statement once per parameter row, its values quoted as literals."""
     rows: Sequence[dict[str, Any]] = parameters if isinstance(parameters, list) else [parameters]
+    encoding = cursor.connection.info.encoding  # mogrify gives text in the client encoding
     out: list[bytes] = []
     for row in rows:
         form = _form(statement, tuple(sorted(row)), dialect)
@@ -103,7 +104,7 @@ def render(
             name: (processor(values[name]) if processor else values[name])
             for name, processor in form.processors
         }
-        out.append(cursor.mogrify(form.sql, bound).encode())
+        out.append(cursor.mogrify(form.sql, bound).encode(encoding))
     return out
 
 
