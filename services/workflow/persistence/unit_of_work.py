@@ -88,6 +88,31 @@ def _history_conflict(exc: IntegrityError, instance_id: str | None) -> Exception
     return exc
 
 
+def _write_error(exc: Exception, held: list[_Held], history_of: str | None) -> Exception:
+    """What a failed held-back write means to the caller, however it was sent."""
+    if isinstance(exc, IntegrityError):
+        return _history_conflict(exc, history_of)
+    return _failed_check(exc, held) or exc
+
+
+def _claim_values(
+    owner: str,
+    now: datetime,
+    lease_until: datetime,
+    input: dict[str, Any] | None,
+    checkpoint: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """What a claim writes on the step run it takes."""
+    return {
+        "status": "running",
+        "lease_owner": owner,
+        "lease_expires_at": lease_until,
+        "started_at": now,
+        "input": input,
+        "checkpoint": checkpoint,
+    }
+
+
 def _struct(cls: type[Any], row: Any) -> Any:
     return msgspec.convert({str(k): v for k, v in row._mapping.items()}, cls)
 
@@ -318,10 +343,8 @@ class SqlUnitOfWork:
                         # Delivered only if the transaction commits: relays wake at once.
                         await conn.execute(_NOTIFY)
                     await conn.commit()
-        except IntegrityError as exc:
-            raise _history_conflict(exc, history_of) from exc
         except (DBAPIError, psycopg.Error) as exc:
-            raise (_failed_check(exc, held) or exc) from exc
+            raise _write_error(exc, held, history_of) from exc
 
     async def _send_batch(
         self,
@@ -344,20 +367,15 @@ class SqlUnitOfWork:
         try:
             await pg_batch.send(driver, statements, commit=commit)
         except psycopg.Error as exc:
-            error = pg_batch.as_dbapi_error(exc)
-            if isinstance(error, IntegrityError):
-                raise _history_conflict(error, history_of) from exc
-            raise (_failed_check(error, held) or error) from exc
+            raise _write_error(pg_batch.as_dbapi_error(exc), held, history_of) from exc
         if commit:
             await conn.commit()  # ends SQLAlchemy's transaction; the server's has ended
 
     async def _send(self, conn: AsyncConnection, item: _Held) -> None:
         try:
             await conn.execute(item.statement, item.parameters)
-        except IntegrityError as exc:
-            raise _history_conflict(exc, item.history_of) from exc
         except DBAPIError as exc:
-            raise (_failed_check(exc, [item]) or exc) from exc
+            raise _write_error(exc, [item], item.history_of) from exc
 
     async def commit(self) -> None:
         if self._held or (self._notify and self._hold):
@@ -638,18 +656,9 @@ class SqlUnitOfWork:
     ) -> StepRunRecord | None:
         """Take the lease of a scheduled step. A running step is never taken over here: when its
         lease expires the sweeper closes that attempt and schedules the next one."""
+        values = _claim_values(owner, now, lease_until, input, checkpoint)
         result = await self.conn.execute(
-            q.CLAIM_STEP_RUN,
-            {
-                "b_id": step_run_id,
-                "b_now": now,
-                "status": "running",
-                "lease_owner": owner,
-                "lease_expires_at": lease_until,
-                "started_at": now,
-                "input": input,
-                "checkpoint": checkpoint,
-            },
+            q.CLAIM_STEP_RUN, {**values, "b_id": step_run_id, "b_now": now}
         )
         row = result.first()
         return None if row is None else _struct(StepRunRecord, row)
@@ -678,14 +687,7 @@ class SqlUnitOfWork:
             )
         if step.status != "scheduled":
             return None  # what the claim would find: a running step is never taken over
-        values = {
-            "status": "running",
-            "lease_owner": owner,
-            "lease_expires_at": lease_until,
-            "started_at": now,
-            "input": input,
-            "checkpoint": checkpoint,
-        }
+        values = _claim_values(owner, now, lease_until, input, checkpoint)
         self._held.append(
             _Held(q.CLAIM_STEP_RUN_CHECKED, {**values, "b_id": step.id, "b_now": now})
         )
