@@ -17,6 +17,7 @@ from services.workflow.ui.definitions import DefinitionPagesController
 from services.workflow.ui.editor import DraftEditorController, NewDraftController
 from services.workflow.ui.inbox import InboxController, TaskActionController
 from services.workflow.ui.instances import InstancePageController
+from services.workflow.ui.landing import ROUTES as LANDING_ROUTES
 from services.workflow.ui.migration_wizard import MigrationWizardController
 from services.workflow.ui.operations import OperationsController
 from services.workflow.ui.portal import portal_router
@@ -35,6 +36,7 @@ def ui_router() -> Router:
     return Router(
         path="/",
         route_handlers=[
+            *LANDING_ROUTES,
             login_form,
             login,
             logout,
@@ -60,7 +62,6 @@ def ui_router() -> Router:
 def _portal() -> Router:
     router = portal_router()
     router.opt["templates"] = [str(TEMPLATES)]
-    router.exception_handlers.update(PAGE_ERRORS)
     return router
 
 

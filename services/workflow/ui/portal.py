@@ -9,10 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response, Router, get
+from litestar.exceptions import HTTPException
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.params import FromPath
+from litestar.types import ExceptionHandlersMap
 
-from contracts.errors import NotFound
+from contracts.errors import NotFound, TramitaError
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
 from services.workflow.public.routes import DEFAULT_RATE
 from services.workflow.public.timeline import build_timeline
@@ -32,11 +34,53 @@ async def portal_timeline(request: Request[Any, Any, Any], token: FromPath[str])
     return page(request, "portal_timeline.html", timeline=build_timeline(source))
 
 
+_PORTAL_ERRORS = {
+    404: (
+        "Link inválido ou expirado",
+        "Este link de acompanhamento não é válido ou já expirou. Peça um novo link ao órgão "
+        "que recebeu o seu pedido.",
+    ),
+    429: (
+        "Muitas consultas seguidas",
+        "Você abriu esta página muitas vezes em pouco tempo. Aguarde um minuto e tente de novo.",
+    ),
+}
+_PORTAL_FALLBACK = (
+    "Não foi possível mostrar esta página",
+    "Tente de novo em alguns minutos.",
+)
+
+
+def portal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """The citizen's own error page: the portal's look, no staff navigation or inbox link."""
+    if isinstance(exc, TramitaError):
+        status = exc.status
+    elif isinstance(exc, HTTPException):
+        status = exc.status_code
+    else:
+        status = 500
+    heading, explanation = _PORTAL_ERRORS.get(status, _PORTAL_FALLBACK)
+    response = page(
+        request,
+        "portal_error.html",
+        status_code=status,
+        heading=heading,
+        explanation=explanation,
+    )
+    if status == 429 and isinstance(exc, HTTPException) and exc.headers:
+        response.headers.update(exc.headers)
+    return response
+
+
+PORTAL_ERRORS: ExceptionHandlersMap = {TramitaError: portal_error, HTTPException: portal_error}
+
+
 def portal_router(per_minute: int = DEFAULT_RATE) -> Router:
     limit = RateLimitConfig(rate_limit=("minute", per_minute), store="tramita_portal_rate")
     return Router(
         path="/portal",
         route_handlers=[portal_timeline],
         middleware=[limit.middleware],
+        exception_handlers=PORTAL_ERRORS,
         include_in_schema=False,
     )

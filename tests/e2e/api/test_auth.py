@@ -21,12 +21,14 @@ UNGUARDED_PREFIXES = (
     "/portal",
     "/static",
 )
+UNGUARDED_PATHS = {"/", "/cms", "/cms/workflow", "/favicon.ico"}
+"""The landing page and redirects: they show nothing but links (see ui/landing.py)."""
 
 
 def _unguarded_routes(app: Litestar) -> list[str]:
     missing = []
     for route in app.routes:
-        if route.path.startswith(UNGUARDED_PREFIXES):
+        if route.path.startswith(UNGUARDED_PREFIXES) or route.path in UNGUARDED_PATHS:
             continue
         for handler in getattr(route, "route_handlers", []):
             if handler.http_methods == {"OPTIONS"}:  # Litestar's automatic CORS preflight
