@@ -23,6 +23,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     log_level: str = "INFO"
     log_json: bool = True
     idempotency_ttl_s: int = 24 * 3600
+    idempotency_lease_s: int = 30
+    """How long a reserved key stays blocked without an answer: past it, a retry of the same
+    request takes the key over (its first attempt died, or is slower than this)."""
     smtp_host: str | None = None
     smtp_port: int = 25
     smtp_from: str = "tramita@localhost"
@@ -67,6 +70,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
             fields["idempotency_ttl_s"] = int(ttl)
         except ValueError as exc:
             raise ConfigurationError("TRAMITA_IDEMPOTENCY_TTL_S must be an integer") from exc
+    if lease := env.get("TRAMITA_IDEMPOTENCY_LEASE_S"):
+        if not lease.isdigit() or int(lease) < 1:
+            raise ConfigurationError("TRAMITA_IDEMPOTENCY_LEASE_S must be a positive integer")
+        fields["idempotency_lease_s"] = int(lease)
     if smtp_host := env.get("TRAMITA_SMTP_HOST"):
         fields["smtp_host"] = smtp_host
     if smtp_port := env.get("TRAMITA_SMTP_PORT"):

@@ -16,6 +16,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from core.idempotency_store import idempotency_keys
 from services.workflow.persistence import tables as t
 
 OPEN_STEP_STATUSES = ("scheduled", "running")
@@ -49,6 +50,7 @@ UPDATE_INSTANCE = t.instances.update().where(
 LEASE_LOST = "lease_lost"
 INSTANCE_CHANGED = "instance_changed"
 CLAIM_LOST = "claim_lost"
+IDEMPOTENCY_LOST = "idempotency_lost"
 
 
 def _expect(condition: Any, what: str) -> Any:
@@ -66,6 +68,13 @@ UPDATE_INSTANCE_CHECKED = t.instances.update().where(
         INSTANCE_CHANGED,
     ),
 )
+# A request's answer (core.idempotency_store.STORE_ANSWER / RELEASE, parameters from its
+# answer_parameters) in the forms that fail when another attempt owns the key now.
+_k = idempotency_keys.c
+_THIS_KEY = sa.and_(_k.user_id == sa.bindparam("i_user"), _k.key == sa.bindparam("i_key"))
+_OWNED = _expect(sa.or_(~_THIS_KEY, _k.owner == sa.bindparam("i_owner")), IDEMPOTENCY_LOST)
+STORE_ANSWER_CHECKED = idempotency_keys.update().where(_THIS_KEY, _OWNED)
+RELEASE_ANSWER_CHECKED = idempotency_keys.delete().where(_THIS_KEY, _OWNED)
 
 GET_STEP_RUN = sa.select(t.step_runs).where(_s.id == sa.bindparam("b_id"))
 GET_STEP_RUN_AND_INSTANCE = (

@@ -35,11 +35,13 @@ from psycopg.rows import namedtuple_row
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from contracts.errors import ConcurrentModification
+from contracts.errors import ConcurrentModification, Conflict
+from contracts.idempotency import ANSWER_SLOT, Reservation, StoredAnswer
 from contracts.kernel import Actor, AuditEntry, AuditWriter, Clock, IdGen
 from core.audit import CHAINED_INSERT, LOCK_CHAIN, SqlAuditWriter
 from core.db import end_uncommitted, mark_written
 from core.dbtypes import UTCDateTime
+from core.idempotency_store import RELEASE, STORE_ANSWER, answer_parameters
 from services.workflow.persistence import pg_batch
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
@@ -66,6 +68,8 @@ def _failed_check(exc: Exception, held: list[_Held]) -> Exception | None:
         return LeaseLost()
     if diag.message_primary == q.CLAIM_LOST:
         return ClaimLost()
+    if diag.message_primary == q.IDEMPOTENCY_LOST:
+        return _taken_over()
     if diag.message_primary == q.INSTANCE_CHANGED:
         instance_id = next(
             (h.history_of for h in held if h.statement is q.UPDATE_INSTANCE_CHECKED), None
@@ -74,6 +78,13 @@ def _failed_check(exc: Exception, held: list[_Held]) -> Exception | None:
             "the instance changed since it was read", instance_id=instance_id
         )
     return None
+
+
+def _taken_over() -> Conflict:
+    return Conflict(
+        "another attempt of this request took its Idempotency-Key over",
+        code="idempotency_key_taken_over",
+    )
 
 
 def _history_conflict(exc: IntegrityError, instance_id: str | None) -> Exception:
@@ -170,6 +181,21 @@ class _FlushingConnection:
         return getattr(self._conn, name)
 
 
+class _HeldTransaction:
+    """A unit of work's transaction, handed to the request's answer slot at ``commit()``
+    (``contracts.idempotency.HeldCommit``)."""
+
+    def __init__(self, uow: SqlUnitOfWork) -> None:
+        self._uow = uow
+
+    async def commit(self, reservation: Reservation | None, answer: StoredAnswer | None) -> None:
+        await self._uow._commit_handed(reservation, answer)
+
+    async def rollback(self) -> None:
+        self._uow._committed = False
+        await self._uow._end(failed=True)
+
+
 class SqlUnitOfWork:
     def __init__(self, engine: AsyncEngine, clock: Clock, ids: IdGen, audit: AuditWriter) -> None:
         self._engine = engine
@@ -183,6 +209,7 @@ class SqlUnitOfWork:
         self._held: list[_Held] = []
         self._hold = engine.dialect.name == "postgresql"
         self._chain_locked = False
+        self._handed = False
 
     @property
     def conn(self) -> AsyncConnection:
@@ -199,6 +226,11 @@ class SqlUnitOfWork:
         return bool(self._held)
 
     async def __aenter__(self) -> SqlUnitOfWork:
+        if self._handed:
+            raise RuntimeError("this unit of work's transaction waits for its request's answer")
+        slot = ANSWER_SLOT.get()
+        if slot is not None:  # an earlier transaction of this request must be visible first
+            await slot.settle()
         self._conn = await self._engine.connect()
         await self._conn.begin()
         self._facade = (
@@ -213,11 +245,17 @@ class SqlUnitOfWork:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        if self._handed:
+            return  # the request's answer slot ends the transaction (_HeldTransaction)
+        await self._end(failed=exc[0] is not None)
+
+    async def _end(self, failed: bool = False) -> None:
         conn, self._conn, self._facade = self._raw, None, None
+        self._handed = False
         self._held = []  # never sent: nothing to undo
         try:
             if not self._committed:
-                await end_uncommitted(conn, failed=exc[0] is not None)
+                await end_uncommitted(conn, failed=failed)
         finally:
             try:
                 if self._hold:
@@ -378,11 +416,41 @@ class SqlUnitOfWork:
             raise _write_error(exc, [item], item.history_of) from exc
 
     async def commit(self) -> None:
+        """Commit, or, inside a request that carries an ``Idempotency-Key``, hand the open
+        transaction to the request's answer slot, which commits it with the answer."""
+        slot = ANSWER_SLOT.get()
+        if slot is not None and slot.hold(_HeldTransaction(self)):
+            self._committed = self._handed = True
+            return
+        await self._commit_now()
+        self._committed = True
+
+    async def _commit_now(self) -> None:
         if self._held or (self._notify and self._hold):
             await self.flush(commit=True)
         else:
             await self._raw.commit()
-        self._committed = True
+
+    async def _commit_handed(
+        self, reservation: Reservation | None, answer: StoredAnswer | None
+    ) -> None:
+        """The held transaction's COMMIT, with the request's answer (or its release) when
+        ``reservation`` is given; on PostgreSQL that statement goes out with the COMMIT."""
+        self._committed = False
+        try:
+            if reservation is not None:
+                parameters = answer_parameters(reservation, answer)
+                if self._hold:
+                    checked = q.RELEASE_ANSWER_CHECKED if answer is None else q.STORE_ANSWER_CHECKED
+                    self._held.append(_Held(checked, parameters))
+                else:
+                    statement = RELEASE if answer is None else STORE_ANSWER
+                    if (await self._raw.execute(statement, parameters)).rowcount != 1:
+                        raise _taken_over()
+            await self._commit_now()
+            self._committed = True
+        finally:
+            await self._end(failed=not self._committed)
 
     # --- definitions and versions -------------------------------------------------------------
 
