@@ -54,7 +54,7 @@ def fingerprint(method: str, path: str, query: bytes, body: bytes) -> str:
     return digest.hexdigest()
 
 
-class _Slot:
+class RequestSlot:
     """The request's :class:`~contracts.idempotency.AnswerSlot`: it holds the last committing
     transaction of the task that runs the route (a task the route starts does not count)."""
 
@@ -191,7 +191,7 @@ async def _run(
                     content_type = value.decode("latin-1")
         messages.append(message)
 
-    slot = _Slot()
+    slot = RequestSlot()
     token = ANSWER_SLOT.set(slot)
     try:
         await next_app(scope, replay_receive, capture)

@@ -132,7 +132,8 @@ async def test_a_killed_api_leaves_every_key_replayable_or_runnable_once(
 
             fleet.restart("api")
             await _wait_http(client, fleet)
-            final = dict(zip(keys, await asyncio.gather(*(_retry(client, k) for k in keys))))
+            retried = await asyncio.gather(*(_retry(client, k) for k in keys))
+            final = dict(zip(keys, retried, strict=True))
         counts, statuses = _rows(database_url)
         assert {k: r.status_code for k, r in final.items()} == dict.fromkeys(keys, 201)
         for key, response in first.items():  # whoever had an answer gets the same one again

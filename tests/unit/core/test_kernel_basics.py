@@ -45,6 +45,14 @@ def test_the_connection_pool_size_is_a_setting() -> None:
             load_settings({"TRAMITA_DB_POOL_SIZE": wrong})
 
 
+def test_the_idempotency_lease_is_a_setting() -> None:
+    assert load_settings({}).idempotency_lease_s == 30
+    assert load_settings({"TRAMITA_IDEMPOTENCY_LEASE_S": "5"}).idempotency_lease_s == 5
+    for wrong in ("0", "-1", "soon"):
+        with pytest.raises(ConfigurationError, match="TRAMITA_IDEMPOTENCY_LEASE_S"):
+            load_settings({"TRAMITA_IDEMPOTENCY_LEASE_S": wrong})
+
+
 def test_fixed_clock_moves_only_when_told() -> None:
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     clock = FixedClock(t0)
