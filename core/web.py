@@ -12,14 +12,19 @@ from typing import Any
 import sqlalchemy as sa
 import structlog
 from litestar import Litestar, MediaType, Request, Response, get
-from litestar.datastructures import State
+from litestar.datastructures import Cookie, State
+from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
+from litestar.params import FromPath, FromQuery
 from litestar.plugins.jinja import JinjaTemplateEngine
+from litestar.response import Redirect
 from litestar.template.config import TemplateConfig
+from litestar.types import ASGIApp, Receive, Scope, Send
 
 from contracts.errors import TramitaError
+from core import i18n
 from core.app import Platform
 from core.idempotency import DEFAULT_MAX_BODY, IdempotencyMiddleware
 
@@ -102,6 +107,57 @@ TEMPLATES_OPT = "templates"
 """Key of a router's ``opt`` (or of ``platform.extras``) listing the template directories a
 plugin's pages render from; the app gets one Jinja2 template config covering them all."""
 
+LOCALES_OPT = "locales"
+"""Key of a router's ``opt`` listing the ``locale/`` directories of the catalogs its pages use."""
+
+
+class LocaleMiddleware:
+    """Sets the request's locale (``core.i18n``): the ``tramita_lang`` cookie, else
+    ``Accept-Language``, else pt-BR. Pages and their messages read it through gettext."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await self.app(scope, receive, send)
+            return
+        accept: str | None = None
+        chosen: str | None = None
+        for name, value in scope.get("headers", ()):
+            if name == b"accept-language":
+                accept = value.decode("latin-1")
+            elif name == b"cookie":
+                for part in value.decode("latin-1").split(";"):
+                    key, _, val = part.strip().partition("=")
+                    if key == i18n.LANG_COOKIE:
+                        chosen = val
+        with i18n.using(i18n.negotiate(accept, chosen)):
+            await self.app(scope, receive, send)
+
+
+@get("/lang/{code:str}", include_in_schema=False)
+async def choose_language(code: FromPath[str], next: FromQuery[str | None] = None) -> Redirect:
+    """Remember the visitor's language (a cookie for a year) and go back where they were."""
+    locale = i18n.normalise(code)
+    if locale is None:
+        raise NotFoundException(detail="unknown language")
+    target = next if next and next.startswith("/") and not next.startswith("//") else "/"
+    return Redirect(
+        path=target,
+        status_code=303,
+        cookies=[
+            Cookie(
+                key=i18n.LANG_COOKIE,
+                value=locale,
+                path="/",
+                max_age=365 * 24 * 3600,
+                httponly=True,
+                samesite="lax",
+            )
+        ],
+    )
+
 
 def _template_config(platform: Platform, routes: list[Any]) -> TemplateConfig[Any] | None:
     """One template config for every directory plugins declare, or none when no plugin
@@ -110,9 +166,15 @@ def _template_config(platform: Platform, routes: list[Any]) -> TemplateConfig[An
     for route in routes:
         opt = getattr(route, "opt", None) or {}
         dirs.extend(Path(d) for d in opt.get(TEMPLATES_OPT, ()))
+        for locale_dir in opt.get(LOCALES_OPT, ()):
+            i18n.add_catalog_directory(locale_dir)
     if not dirs:
         return None
-    return TemplateConfig(directory=list(dict.fromkeys(dirs)), engine=JinjaTemplateEngine)
+    return TemplateConfig(
+        directory=list(dict.fromkeys(dirs)),
+        engine=JinjaTemplateEngine,
+        engine_callback=lambda engine: i18n.install(engine.engine),
+    )
 
 
 def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
@@ -123,7 +185,7 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
 
     routes = list(platform.collected.routes)
     return Litestar(
-        route_handlers=[health, *routes],
+        route_handlers=[health, choose_language, *routes],
         template_config=_template_config(platform, routes),
         state=State({"platform": platform}),
         exception_handlers={
@@ -132,7 +194,7 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
             Exception: internal_error_handler,
         },
         on_shutdown=[_close],
-        middleware=[IdempotencyMiddleware(max_body=DEFAULT_MAX_BODY)],
+        middleware=[LocaleMiddleware, IdempotencyMiddleware(max_body=DEFAULT_MAX_BODY)],
         request_max_body_size=DEFAULT_MAX_BODY,
         openapi_config=OpenAPIConfig(
             title="Tramita",

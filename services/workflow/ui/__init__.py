@@ -28,6 +28,7 @@ from services.workflow.ui.web import PAGE_ERRORS, LazyCsrfMiddleware
 
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"
+LOCALES = HERE.parent / "locale"
 STATIC = HERE / "static"
 UI_MAX_BODY = 256 * 1024
 
@@ -55,7 +56,7 @@ def ui_router() -> Router:
         exception_handlers=PAGE_ERRORS,
         request_max_body_size=UI_MAX_BODY,
         include_in_schema=False,
-        opt={"templates": [str(TEMPLATES)]},
+        opt={"templates": [str(TEMPLATES)], "locales": [str(LOCALES)]},
     )
 
 

@@ -14,6 +14,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
 from contracts.errors import BadRequest
+from core.i18n import N_, gettext
 from services.workflow.runtime.inbox import MAX_PAGE, InboxQuery, SortKey
 from services.workflow.ui.deps import inbox_of, tasks_of
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
@@ -29,12 +30,17 @@ SORTS: tuple[SortKey, ...] = (
     "-priority",
 )
 MESSAGES = {
-    "claimed": "Tarefa assumida.",
-    "released": "Tarefa devolvida à fila.",
-    "forwarded": "Tarefa encaminhada.",
-    "completed": "Tarefa concluída.",
-    "bulk": "Ação em lote executada.",
+    "claimed": N_("Task claimed."),
+    "released": N_("Task released to the queue."),
+    "forwarded": N_("Task forwarded."),
+    "completed": N_("Task completed."),
+    "bulk": N_("Bulk action done."),
 }
+
+
+def _message(key: str) -> str | None:
+    text = MESSAGES.get(key)
+    return gettext(text) if text else None
 
 
 def _query(params: dict[str, str], user_id: str) -> InboxQuery:
@@ -98,7 +104,7 @@ class InboxController(Controller):
             sort_links={c: _sort_link(params, c) for c in ("due_at", "created_at", "priority")},
             next_url=next_url,
             first_url=first_url,
-            message=MESSAGES.get(params.get("msg", "")),
+            message=_message(params.get("msg", "")),
         )
 
 

@@ -15,6 +15,7 @@ from litestar.params import FromPath
 from litestar.types import ExceptionHandlersMap
 
 from contracts.errors import NotFound, TramitaError
+from core.i18n import N_, gettext
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
 from services.workflow.public.routes import DEFAULT_RATE
 from services.workflow.public.timeline import build_timeline
@@ -36,19 +37,18 @@ async def portal_timeline(request: Request[Any, Any, Any], token: FromPath[str])
 
 _PORTAL_ERRORS = {
     404: (
-        "Link inválido ou expirado",
-        "Este link de acompanhamento não é válido ou já expirou. Peça um novo link ao órgão "
-        "que recebeu o seu pedido.",
+        N_("Invalid or expired link"),
+        N_(
+            "This tracking link is not valid or has expired. Ask the body that received your "
+            "request for a new link."
+        ),
     ),
     429: (
-        "Muitas consultas seguidas",
-        "Você abriu esta página muitas vezes em pouco tempo. Aguarde um minuto e tente de novo.",
+        N_("Too many requests in a row"),
+        N_("You opened this page many times in a short while. Wait a minute and try again."),
     ),
 }
-_PORTAL_FALLBACK = (
-    "Não foi possível mostrar esta página",
-    "Tente de novo em alguns minutos.",
-)
+_PORTAL_FALLBACK = (N_("This page could not be shown"), N_("Try again in a few minutes."))
 
 
 def portal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
@@ -64,8 +64,8 @@ def portal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[An
         request,
         "portal_error.html",
         status_code=status,
-        heading=heading,
-        explanation=explanation,
+        heading=gettext(heading),
+        explanation=gettext(explanation),
     )
     if status == 429 and isinstance(exc, HTTPException) and exc.headers:
         response.headers.update(exc.headers)

@@ -29,6 +29,7 @@ from litestar.types import ASGIApp, ExceptionHandlersMap, Receive, Scope, Send
 from contracts.errors import Forbidden, NotFound, TramitaError, Unauthenticated
 from contracts.kernel import Actor
 from core.auth import issue_token, verify_token
+from core.i18n import gettext
 
 SESSION_COOKIE = "tramita_session"
 SESSION_TTL_S = 8 * 3600
@@ -195,7 +196,7 @@ def error_page(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]
         status, title = exc.status_code, str(exc.detail)
     else:
         status, title = 500, "Internal error"
-    return page(request, "error.html", status_code=status, status=status, title=title)
+    return page(request, "error.html", status_code=status, status=status, title=gettext(title))
 
 
 PAGE_ERRORS: ExceptionHandlersMap = {

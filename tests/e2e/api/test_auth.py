@@ -20,6 +20,7 @@ UNGUARDED_PREFIXES = (
     "/cms/logout",
     "/portal",
     "/static",
+    "/lang/",
 )
 UNGUARDED_PATHS = {"/", "/cms", "/cms/workflow", "/favicon.ico"}
 """The landing page and redirects: they show nothing but links (see ui/landing.py)."""

@@ -123,7 +123,8 @@ async def browser() -> AsyncIterator[Browser]:
 
 
 async def new_page(browser: Browser, **options: Any) -> tuple[BrowserContext, Page]:
-    context = await browser.new_context(bypass_csp=True, locale="pt-BR", **options)
+    options.setdefault("locale", "pt-BR")
+    context = await browser.new_context(bypass_csp=True, **options)
     return context, await context.new_page()
 
 

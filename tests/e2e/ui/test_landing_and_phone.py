@@ -97,3 +97,33 @@ async def test_the_pages_fit_a_390_px_phone(site: Site, browser: Browser, javasc
     overflow["portal"] = await _overflow(page)
     await context.close()
     assert overflow == {name: 0 for name in overflow}
+
+
+async def test_pages_speak_portuguese_and_english_by_choice_or_by_the_browser(
+    site: Site, browser: Browser
+) -> None:
+    context, page = await new_page(browser, locale="en-US")
+    await page.goto(f"{site.url}/cms/login")
+    await expect(page.get_by_role("heading", level=1)).to_have_text("Sign in")
+    assert await page.get_attribute("html", "lang") == "en"
+    await page.get_by_role("link", name="Português").click()
+    await expect(page.get_by_role("heading", level=1)).to_have_text("Entrar")
+    assert await page.get_attribute("html", "lang") == "pt-BR"
+    assert page.url.endswith("/cms/login")
+    await login(page, site, "revisor")
+    await expect(page.get_by_role("heading", level=1)).to_have_text("Caixa de entrada")
+    await page.get_by_role("link", name="English").click()
+    await expect(page.get_by_role("heading", level=1)).to_have_text("Inbox")
+    violations = await serious_violations(page)
+    await context.close()
+    assert violations == []
+
+
+async def test_the_language_link_never_leaves_the_site(site: Site, browser: Browser) -> None:
+    context, page = await new_page(browser)
+    response = await page.request.get(f"{site.url}/lang/en?next=//evil.example/x", max_redirects=0)
+    assert response.status == 303
+    assert response.headers["location"] == "/"
+    unknown = await page.request.get(f"{site.url}/lang/xx", max_redirects=0)
+    assert unknown.status == 404
+    await context.close()
