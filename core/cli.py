@@ -17,7 +17,7 @@ from core import migrate
 from core.app import Platform
 from core.cli_audit import audit_group
 from core.cli_identity import token_group, user_group
-from core.logging import configure_logging
+from core.logging import configure_logging, stdlib_config
 from core.plugins import PluginHost
 from core.settings import load_settings
 
@@ -180,14 +180,20 @@ def _heads(platform: Platform) -> list[str]:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 def serve_cmd(host: str, port: int) -> None:
-    """Serve the HTTP API and pages."""
+    """Serve the HTTP API and pages; uvicorn's server and access logs are structured and
+    redacted like every other line (``core.logging``)."""
     import uvicorn
 
     from core.web import create_app
 
     async def _serve() -> None:
         platform = await Platform.boot(role="server")
-        config = uvicorn.Config(create_app(platform), host=host, port=port, log_config=None)
+        config = uvicorn.Config(
+            create_app(platform),
+            host=host,
+            port=port,
+            log_config=stdlib_config(platform.settings),
+        )
         await uvicorn.Server(config).serve()
 
     run_async(_serve)

@@ -207,4 +207,7 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
             ),
         ),
         debug=debug,
+        # Logging is the process's (core.logging): Litestar's default config would replace the
+        # root handler with its plain-text one.
+        logging_config=None,
     )
