@@ -126,9 +126,7 @@ def safe_query(value: Any) -> Any:
     pairs = parse_qsl(value, keep_blank_values=True)
     if not pairs and value:
         return REDACTED
-    return "&".join(
-        f"{REDACTED if looks_personal(name) else name}={REDACTED}" for name, _ in pairs
-    )
+    return "&".join(f"{REDACTED if looks_personal(name) else name}={REDACTED}" for name, _ in pairs)
 
 
 def safe_text(value: Any) -> Any:

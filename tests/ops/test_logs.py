@@ -1,9 +1,12 @@
-"""Logs are JSON lines with identifiers only: personal data never reaches a log line."""
+"""Logs are JSON lines with identifiers only: personal data never reaches a log line, and the
+engine's operational fields (flags, counts, durations, names of nodes, queues, templates) stay
+readable. Lines of the standard library's loggers (uvicorn, redis-py, arq) follow the same rules."""
 
 from __future__ import annotations
 
 import io
 import json
+import logging
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -27,6 +30,7 @@ def captured() -> Iterator[io.StringIO]:
     configure_logging(Settings(log_level="DEBUG"), stream=buffer)
     yield buffer
     structlog.reset_defaults()
+    configure_logging(Settings())  # the stdlib root handler back on stderr
 
 
 def lines(buffer: io.StringIO) -> list[dict[str, Any]]:
@@ -77,3 +81,103 @@ def test_exceptions_are_logged_by_type_only(captured: io.StringIO) -> None:
     (line,) = lines(captured)
     assert line["error_type"] == "ValueError"
     assert CPF not in captured.getvalue() and EMAIL not in captured.getvalue()
+
+
+def test_operational_fields_stay_visible(captured: io.StringIO) -> None:
+    structlog.get_logger("t").info(
+        "step_finished",
+        ok=False,
+        queues=["esic.saude", "events"],
+        template="esic.received",
+        node="analysis_saude",
+        queue="esic.saude",
+        count=3,
+        rows_count=12,
+        duration_s=0.25,
+        wait_ms=7.5,
+        listen=True,
+        concurrency=4,
+    )
+    (line,) = lines(captured)
+    assert {k: v for k, v in line.items() if k not in ("level", "timestamp", "event")} == {
+        "ok": False,
+        "queues": ["esic.saude", "events"],
+        "template": "esic.received",
+        "node": "analysis_saude",
+        "queue": "esic.saude",
+        "count": 3,
+        "rows_count": 12,
+        "duration_s": 0.25,
+        "wait_ms": 7.5,
+        "listen": True,
+        "concurrency": 4,
+    }
+
+
+def test_a_count_or_duration_suffix_keeps_numbers_only(captured: io.StringIO) -> None:
+    structlog.get_logger("t").info("x", owner_s=NAME, people_count=True, wait_ms=2)
+    (line,) = lines(captured)
+    assert (line["owner_s"], line["people_count"], line["wait_ms"]) == (REDACTED, REDACTED, 2)
+
+
+def test_a_library_line_is_json_and_its_arguments_pass_the_identifier_rule(
+    captured: io.StringIO,
+) -> None:
+    logging.getLogger("redis.connection").warning(
+        "Error %s connecting to %s for %s", 111, "127.0.0.1:6379", EMAIL
+    )
+    (line,) = lines(captured)
+    assert line["logger"] == "redis.connection" and line["level"] == "warning"
+    assert line["event"] == "Error 111 connecting to 127.0.0.1:6379 for [redacted]"
+
+
+@pytest.mark.parametrize("text", [f"no user {EMAIL}", f"bad document {CPF}", "x 12345678909"])
+def test_a_library_message_holding_a_document_or_email_is_redacted(
+    captured: io.StringIO, text: str
+) -> None:
+    logging.getLogger("arq.worker").error(text)
+    (line,) = lines(captured)
+    assert line["event"] == REDACTED and line["logger"] == "arq.worker"
+
+
+def test_a_library_exception_is_logged_by_type_only(captured: io.StringIO) -> None:
+    try:
+        raise ConnectionError(f"lost {EMAIL}")
+    except ConnectionError:
+        logging.getLogger("uvicorn.error").exception("Exception in ASGI application")
+    (line,) = lines(captured)
+    assert (line["event"], line["error_type"]) == (
+        "Exception in ASGI application",
+        "ConnectionError",
+    )
+    assert EMAIL not in captured.getvalue() and "Traceback" not in captured.getvalue()
+
+
+def test_an_access_line_has_the_path_and_redacted_query_values(captured: io.StringIO) -> None:
+    logging.getLogger("uvicorn.access").info(
+        '%s - "%s %s HTTP/%s" %d',
+        "203.0.113.9:51000",
+        "GET",
+        f"/api/v1/people/{CPF}/cases?q={NAME}&cpf={CPF}&limit=5",
+        "1.1",
+        200,
+    )
+    (line,) = lines(captured)
+    assert {k: v for k, v in line.items() if k != "timestamp"} == {
+        "event": "http_request",
+        "logger": "uvicorn.access",
+        "level": "info",
+        "method": "GET",
+        "path": "/api/v1/people/[redacted]/cases",
+        "query": "q=[redacted]&cpf=[redacted]&limit=[redacted]",
+        "status_code": 200,
+        "http_version": "1.1",
+    }
+    assert "203.0.113.9" not in captured.getvalue()  # a client's address is personal data
+
+
+def test_library_info_lines_are_left_out_below_debug(captured: io.StringIO) -> None:
+    configure_logging(Settings(log_level="INFO"), stream=captured)
+    logging.getLogger("arq.worker").info("job started")
+    logging.getLogger("uvicorn.error").info("Application startup complete.")
+    assert [line["logger"] for line in lines(captured)] == ["uvicorn.error"]
