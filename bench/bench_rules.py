@@ -2,7 +2,10 @@
 
 Measures evaluations per second of a typical gateway condition (in-process path), of a 20-row
 ``unique`` decision table, and of the same gateway condition forced through a sandbox worker
-(the IPC round trip every costly rule pays), plus the publish-time compile cost.
+(the IPC round trip every costly rule pays), plus the publish-time compile cost and how soon
+after its wall-clock limit a runaway rule is stopped (the worker killed and the caller answered:
+``runaway_stop_ms``, for a 25 ms limit). That last figure depends on the machine and its load,
+which is why no test asserts it.
 
 Run: ``python bench/bench_rules.py`` (from the repository root).
 """
@@ -19,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from contracts.errors import RuleTimeout
 from services.workflow.rules import (  # after the path set-up above
     RuleLimits,
     RuleSandbox,
@@ -31,6 +35,8 @@ from services.workflow.rules import (  # after the path set-up above
 GATEWAY = "value > 10000 && supplier.active"
 ACTIVATION = {"value": 20_000, "supplier": {"active": True, "name": "ACME Ltda", "tier": "gold"}}
 TABLE_ACTIVATION = {"value": 15_500, "supplier": {"active": True, "tier": "gold"}}  # row 15
+RUNAWAY = "xs.map(a, xs.map(b, xs.map(c, c + 1))).size() > 0"  # 27 million iterations
+RUNAWAY_LIMITS = RuleLimits(timeout_ms=25)
 
 
 def _rate(fn: Callable[[], object], seconds: float = 1.0) -> float:
@@ -62,6 +68,29 @@ def _table() -> dict[str, object]:
         "inputs": [{"id": "amount", "expr": "value"}, {"id": "tier", "expr": "supplier.tier"}],
         "outputs": ["approver_queue", "level"],
         "rules": rows,
+    }
+
+
+def _runaway_stop_ms(sandbox: RuleSandbox, runs: int = 10) -> dict[str, float]:
+    """Milliseconds from calling a runaway rule to its ``RuleTimeout`` (limit included)."""
+    rule = compile_expression(
+        RUNAWAY, variables={"xs"}, where="bench.runaway", limits=RUNAWAY_LIMITS
+    )
+    samples = []
+    for _ in range(runs):
+        sandbox.prestart()  # the killed worker's replacement is started outside the measure
+        started = time.perf_counter()
+        try:
+            evaluate_bool(rule, {"xs": list(range(300))}, limits=RUNAWAY_LIMITS, sandbox=sandbox)
+        except RuleTimeout:
+            samples.append((time.perf_counter() - started) * 1000)
+        else:
+            raise AssertionError("the runaway rule finished")
+    samples.sort()
+    return {
+        "timeout_ms": RUNAWAY_LIMITS.timeout_ms,
+        "p50": round(samples[len(samples) // 2], 1),
+        "max": round(samples[-1], 1),
     }
 
 
@@ -99,6 +128,7 @@ def main() -> None:
             "first_compile_in_process_ms": round(first_compile_ms, 2),
             "compile_gateway_ms": round(compile_ms, 2),
             "compile_table_20_rows_ms": round(table_compile_ms, 2),
+            "runaway_stop_ms": _runaway_stop_ms(sandbox),
         }
     finally:
         sandbox.close()

@@ -1,20 +1,25 @@
 """Thousands of generated expressions, hostile ones included, against the real engine.
 
-The properties: compiling or evaluating never raises anything but ``RuleError``; no evaluation
-takes longer than its wall-clock limit plus a small margin (whichever path it took); and escape
-attempts (``__class__``, ``open(...)``, ``import``, file paths) fail cleanly. Runs derandomised
-so CI time is stable.
+The properties: compiling or evaluating never raises anything but ``RuleError``; a runaway
+rule (work no machine finishes within the limit) is stopped by the limit, and the sandbox
+answers the next rule; escape attempts (``__class__``, ``open(...)``, ``import``, file paths)
+fail cleanly. No test here measures time: how soon after its limit a rule is stopped depends on
+the machine and is measured by ``bench/bench_rules.py``. Runs derandomised so CI time is stable.
 """
 
 from __future__ import annotations
-
-import time
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from contracts.errors import RuleError
-from services.workflow.rules import RuleLimits, RuleSandbox, compile_expression, evaluate
+from services.workflow.rules import (
+    RuleLimits,
+    RuleSandbox,
+    compile_expression,
+    evaluate,
+    evaluate_bool,
+)
 
 VARIABLES = frozenset({"value", "s", "xs", "m", "deep"})
 ACTIVATION = {
@@ -25,8 +30,8 @@ ACTIVATION = {
     "deep": {"a": {"b": {"c": {"d": [1, {"e": None}]}}}},
 }
 LIMITS = RuleLimits(timeout_ms=25)
-MARGIN_S = 0.075
-"""Killing and reaping the worker; the replacement's start is excluded by ``prestart``."""
+STOPPED_BY_A_LIMIT = frozenset({"timeout", "sandbox_failed", "result_too_large"})
+"""The codes of an evaluation the sandbox cut short: out of time, memory or result size."""
 
 HOSTILE_NAMES = ["__class__", "__import__", "open", "os", "sys", "eval", "exec", "globals",
                  "getattr", "self", "_x", "subprocess", "system", "file", "read"]  # fmt: skip
@@ -87,10 +92,20 @@ def _nest(macros: list[str]) -> str:
     return body
 
 
+def _doubling(n: int) -> str:
+    """300 copies of a 4,000-character string, each doubled ``n`` times."""
+    return "xs.map(a, s)" + "".join(f".map(b{i}, b{i} + b{i})" for i in range(n)) + ".size()"
+
+
 NESTED_LOOPS = st.lists(st.sampled_from(_MACROS), min_size=1, max_size=5).map(_nest)
-DOUBLING = st.integers(min_value=1, max_value=12).map(
-    lambda n: "xs.map(a, s)" + "".join(f".map(b{i}, b{i} + b{i})" for i in range(n)) + ".size()"
+DOUBLING = st.integers(min_value=1, max_value=12).map(_doubling)
+RUNAWAY = st.one_of(
+    st.lists(st.sampled_from(["map", "filter"]), min_size=3, max_size=5).map(_nest),
+    st.integers(min_value=10, max_value=12).map(_doubling),
 )
+"""Rules no machine finishes in 25 ms (``map`` and ``filter`` visit every element, where
+``all``/``exists`` may stop at the first one): at least 300**3 = 27 million macro iterations, or at
+least 1.2 GB of strings built (300 * 4,000 characters * 2**10)."""
 RAW = st.text(
     alphabet=st.sampled_from(list("()[]{}'\".?:!&|+-*/%<>=, abxsvalue_019\\\n")), max_size=80
 )
@@ -103,15 +118,12 @@ def _check(expr: str, sandbox: RuleSandbox) -> None:
         event(f"refused at compile time: {exc.errors[0].code}")
         return
     sandbox.prestart()
-    started = time.perf_counter()
     try:
         evaluate(rule, ACTIVATION, limits=LIMITS, sandbox=sandbox)
         event("evaluated")
     except RuleError as exc:
         assert exc.errors and exc.errors[0].path == "fuzz.when"
         event(f"failed at run time: {exc.errors[0].code}")
-    elapsed = time.perf_counter() - started
-    assert elapsed < LIMITS.timeout_ms / 1000 + MARGIN_S, (expr, elapsed)
 
 
 _SETTINGS = settings(
@@ -132,10 +144,29 @@ def test_generated_expressions_fail_only_with_rule_errors_within_the_limit(
 
 @settings(_SETTINGS, max_examples=80)
 @given(expr=st.one_of(NESTED_LOOPS, DOUBLING))
-def test_nested_loops_and_doubling_are_stopped_at_the_limit(
+def test_nested_loops_and_doubling_fail_only_with_rule_errors(
     expr: str, sandbox: RuleSandbox
 ) -> None:
     _check(expr, sandbox)
+
+
+@settings(_SETTINGS, max_examples=30)
+@given(expr=RUNAWAY)
+def test_nested_loops_and_doubling_are_stopped_at_the_limit(
+    expr: str, sandbox: RuleSandbox
+) -> None:
+    rule = compile_expression(expr, variables=VARIABLES, where="fuzz.when", limits=LIMITS)
+    sandbox.prestart()
+    try:
+        evaluate(rule, ACTIVATION, limits=LIMITS, sandbox=sandbox)
+    except RuleError as exc:
+        (error,) = exc.errors
+        assert (error.path, error.code in STOPPED_BY_A_LIMIT) == ("fuzz.when", True), error
+    else:
+        raise AssertionError(f"{expr} ran to completion within a 25 ms limit")
+    quick = compile_expression("value > 1", variables=VARIABLES, where="fuzz.after")
+    forced = RuleLimits(timeout_ms=5_000, inline_budget_ms=0)  # through a (new) worker
+    assert evaluate_bool(quick, ACTIVATION, limits=forced, sandbox=sandbox) is True
 
 
 @settings(_SETTINGS, max_examples=1500)
