@@ -11,9 +11,13 @@ form fields marked ``personal`` (a CPF field is personal by default). Those keys
   the trail: the history rows themselves (events, nodes, dates), the audit log, the protocol
   number. The same placeholder goes into the state and into the events it was folded from, so
   replaying the history still rebuilds the stored state;
-* **exported** to the data subject (:meth:`Privacy.export_subject`): the instances where one of
-  their personal values (or their user id as author) appears, with their own values in clear
-  and every other personal value — possibly a third party's — redacted.
+* **exported** to the data subject (:meth:`Privacy.export_subject`, LGPD art. 18): the
+  instances where one of their personal values (or their user id as author) appears. A case's
+  personal values are about the person it is about, so when one of them matches, all of them
+  are the subject's and are shown in clear (name, e-mail, CPF...). Keys the definition lists
+  as ``third_party`` belong to someone else (a witness, a representative) and stay masked
+  unless they are what matched — then only they are in clear. A record found only through its
+  author (a clerk may file a case for a citizen) shows no personal value at all.
 
 Matching is by key name at any depth of the JSON (a personal key nested in an event's ``input``
 is still personal); a non-personal key that happens to share the name is masked too — erring
@@ -88,6 +92,21 @@ def redacted_instance(row: Mapping[str, Any], keys: frozenset[str]) -> dict[str,
     view = dict(row)
     view["context"] = redact(view.get("context"), keys)
     view["state"] = redact(view.get("state"), keys)
+    return view
+
+
+def subject_view(
+    context: Mapping[str, Any],
+    keys: frozenset[str],
+    third_party: frozenset[str],
+    matched: Iterable[str],
+) -> dict[str, Any]:
+    """The context as its data subject sees it in their export (see the module docstring)."""
+    found = set(matched) - {"author"}
+    # Found as the person the case is about: all their values; as a third party (or only as
+    # the author): only what matched.
+    visible = (keys - third_party) | found if found - third_party else found
+    view: dict[str, Any] = redact(dict(context), frozenset(keys - visible))
     return view
 
 
@@ -200,7 +219,9 @@ class Privacy:
     async def export_subject(self, subject: str) -> SubjectExport:
         """Every instance holding ``subject`` (a CPF, an e-mail, a name, or a user id as author)."""
         wanted = _normal(subject)
-        by_version = {vid: keys for vid, _, keys in await self._versions()}
+        versions = await self._versions()
+        by_version = {vid: keys for vid, _, keys in versions}
+        others = {vid: frozenset(defn.third_party) for vid, defn, _ in versions}
         keyed = {vid for vid, keys in by_version.items() if keys}
         records: list[SubjectRecord] = []
         async with self._uow() as uow:
@@ -213,8 +234,8 @@ class Privacy:
                     matched.append("author")
                 if not matched:
                     continue
-                own = {k: v for k, v in context.items() if k in matched}
-                data = {**redact(context, keys), **own}
+                third_party = others.get(row["version_id"], frozenset())
+                data = subject_view(context, keys, third_party, matched)
                 records.append(
                     SubjectRecord(
                         protocol=row["protocol"],

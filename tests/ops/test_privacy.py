@@ -1,22 +1,43 @@
 """LGPD: retention purges personal values from closed instances and keeps the trail; a data
-subject's export finds their records; operator views mask personal values."""
+subject's export holds all of their personal values and no one else's; operator views mask
+personal values."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import subprocess
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
+import msgspec
+import pytest
 import sqlalchemy as sa
-from opskit import CPF, EMAIL, NAME, start
+from opskit import CPF, EMAIL, NAME, REQUESTER, order, personal_purchase, start
 
+from contracts.kernel import Actor
+from contracts.workflow.types import StartRequest
 from core.audit import read_trail, verify_chain
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.persistence import tables as t
 from services.workflow.privacy import PURGED, Privacy, redact_dead_letter
+from tests.integration.durable.harness import ROOT, TRAMITA
 
 PERSONAL = (NAME, EMAIL, CPF)
+OTHER = ("João Souza", "joao@example.org", "987.654.321-00")
+
+
+def with_witness() -> dict[str, Any]:
+    """The personal purchase whose start also takes a witness's name: a third party."""
+    defn = personal_purchase()
+    defn["personal"] = [*defn["personal"], "witness_name"]
+    defn["third_party"] = ["witness_name"]
+    start_node = next(n for n in defn["nodes"] if n["type"] == "start")
+    start_node["produces"] = [*start_node["produces"], "witness_name"]
+    return defn
 
 
 async def dump_instance(wf: WorkflowService, instance_id: str) -> str:
@@ -86,18 +107,76 @@ async def test_a_second_purge_changes_nothing(wf: WorkflowService, clock: FixedC
     assert (len(first.instances), second.instances) == (1, [])
 
 
-async def test_a_subject_export_holds_their_records_and_masks_third_parties(
-    wf: WorkflowService,
+@pytest.mark.parametrize("subject", ["12345678909", EMAIL.upper(), NAME])
+async def test_a_subject_export_holds_all_their_personal_values_and_no_one_elses(
+    wf: WorkflowService, subject: str
 ) -> None:
     mine = await start(wf, 500)
-    await start(wf, 700, name="João Souza", email="joao@example.org", cpf="987.654.321-00")
-    export = await Privacy(wf.platform).export_subject("12345678909")  # the CPF, unformatted
+    await start(wf, 700, name=OTHER[0], email=OTHER[1], cpf=OTHER[2])
+    export = await Privacy(wf.platform).export_subject(subject)  # CPF unformatted, any case
     (record,) = export.records
     assert record.protocol == (await wf.engine.status(mine)).protocol
-    assert record.matched == ["requester_cpf"]
-    assert (record.data["requester_cpf"], record.data["requester_email"]) == (CPF, "***")
-    assert record.data["item"] == "paper" and record.timeline
-    assert "joao@example.org" not in json.dumps(record.data)
+    assert len(record.matched) == 1 and record.timeline
+    assert [record.data[k] for k in ("requester", "requester_email", "requester_cpf")] == [
+        NAME,
+        EMAIL,
+        CPF,
+    ]
+    assert record.data["item"] == "paper"
+    assert [o for o in OTHER if o in msgspec.json.encode(export).decode()] == []
+
+
+async def test_a_third_partys_values_in_the_subjects_record_stay_masked_and_vice_versa(
+    wf: WorkflowService,
+) -> None:
+    await wf.engine.publisher.publish(with_witness(), actor=Actor.system("test"))
+    context = {**order(500), "witness_name": OTHER[0]}
+    await wf.engine.start(
+        StartRequest(definition_key="purchase.approval", context=context, actor=REQUESTER)
+    )
+    await wf.delivery.drain()
+    privacy = Privacy(wf.platform)
+    (requesters,) = (await privacy.export_subject(CPF)).records
+    assert (requesters.data["requester"], requesters.data["witness_name"]) == (NAME, "***")
+    (witness,) = (await privacy.export_subject(OTHER[0])).records
+    assert witness.matched == ["witness_name"]
+    assert witness.data["witness_name"] == OTHER[0]
+    assert [witness.data[k] for k in ("requester", "requester_email", "requester_cpf")] == [
+        "***"
+    ] * 3
+
+
+async def test_a_record_found_only_through_its_author_shows_no_personal_value(
+    wf: WorkflowService,
+) -> None:
+    await start(wf, 500)
+    (record,) = (await Privacy(wf.platform).export_subject(REQUESTER.id)).records
+    assert record.matched == ["author"]
+    assert [record.data[k] for k in ("requester", "requester_email", "requester_cpf")] == [
+        "***"
+    ] * 3
+
+
+async def test_the_export_command_prints_only_the_json_document(
+    wf: WorkflowService, database_url: str, tmp_path: Path
+) -> None:
+    await start(wf, 500)
+    await start(wf, 700, name=OTHER[0], email=OTHER[1], cpf=OTHER[2])
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TRAMITA_DATABASE_URL": database_url}
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [*TRAMITA, "privacy", "export", CPF],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    export = json.loads(done.stdout)  # one document: no log line mixed into stdout
+    (record,) = export["records"]
+    assert (record["data"]["requester"], record["data"]["requester_email"]) == (NAME, EMAIL)
+    assert [o for o in OTHER if o in done.stdout + done.stderr] == []
 
 
 def test_a_dead_letter_view_masks_personal_payload_values() -> None:

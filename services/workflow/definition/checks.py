@@ -385,7 +385,8 @@ def _check_failure(
 
 
 def check_context_keys(defn: Definition, out: Collector) -> None:
-    """Keys are CEL variables, so reserved words are refused; searchable/personal must exist."""
+    """Keys are CEL variables, so reserved words are refused; searchable/personal must exist,
+    and third-party keys are personal."""
     produced: set[str] = set()
     for i, node in enumerate(defn.nodes):
         produced.update(node.produces)
@@ -407,3 +408,10 @@ def check_context_keys(defn: Definition, out: Collector) -> None:
                     "unknown_key",
                     f"`{field}` lists `{key}`, which no node produces (nor the start as input).",
                 )
+    for k, key in enumerate(defn.third_party):
+        if key not in defn.personal:
+            out.top(
+                f"third_party[{k}]",
+                "not_personal",
+                f"`third_party` lists `{key}`, which is not in `personal`; list it there too.",
+            )

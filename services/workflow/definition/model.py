@@ -254,6 +254,10 @@ class Definition(_Strict, frozen=True, kw_only=True):
     subject_type: DottedName | None = None
     searchable: tuple[ContextKey, ...] = ()
     personal: tuple[ContextKey, ...] = ()
+    third_party: tuple[ContextKey, ...] = ()
+    """``personal`` keys that hold someone else's data than the person the case is about (a
+    witness, a representative, a named civil servant): a subject export shows them only to
+    the person they match."""
     retention: Retention | None = None
     nodes: Annotated[tuple[Node, ...], Meta(min_length=1)]
 
@@ -295,8 +299,14 @@ def canonical_json(defn: Definition) -> bytes:
 
     Writing defaults explicitly pins what a version means even if a later release changes a
     default; sorting makes the bytes independent of key order and whitespace in the source.
+    Fields added to the format after versions were published (``third_party``) are written only
+    when set, so those versions keep their bytes and checksums.
     """
-    return msgspec.json.encode(defn, order="sorted")
+    if defn.third_party:
+        return msgspec.json.encode(defn, order="sorted")
+    builtins = msgspec.to_builtins(defn, order="sorted")
+    del builtins["third_party"]
+    return msgspec.json.encode(builtins)
 
 
 def checksum(defn: Definition) -> str:

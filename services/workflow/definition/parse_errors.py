@@ -56,6 +56,7 @@ _FORMATS: Final[Mapping[str, str]] = {
     "produces": "a variable name like `requester_email`",
     "searchable": "a variable name like `supplier_id`",
     "personal": "a variable name like `requester_email`",
+    "third_party": "a variable name like `witness_name`",
     "protocol_prefix": "2 to 10 capital letters, like `PUR`",
     "form": "a form key, optionally with a version, like `purchase.review@2`",
 }

@@ -13,6 +13,9 @@ from contracts.errors import DefinitionInvalid, FieldError
 from services.workflow.definition import canonical_json, checksum, parse_definition
 from services.workflow.definition.model import IntegrationNode, ServiceTaskNode
 
+PURCHASE_CHECKSUM = "193f099b920a4b8c25f4f7d18045d9784bc54c442c7772f419d69d467554e4be"
+"""examples/purchase_approval.json as published before ``third_party`` existed."""
+
 
 def _parse_error(doc: Any) -> FieldError:
     with pytest.raises(DefinitionInvalid) as info:
@@ -142,6 +145,16 @@ def test_canonical_json_parses_back_to_the_same_definition() -> None:
     assert again == defn
     assert canonical_json(again) == canonical_json(defn)
     assert len(checksum(defn)) == 64
+
+
+def test_a_definition_without_third_party_keys_keeps_the_checksum_it_had_before_the_field() -> None:
+    doc = example_doc("purchase_approval")
+    assert b"third_party" not in canonical_json(parse_definition(doc))
+    assert checksum(parse_definition(doc)) == PURCHASE_CHECKSUM
+    doc["third_party"] = ["requester"]
+    assert msgspec.json.decode(canonical_json(parse_definition(doc)))["third_party"] == [
+        "requester"
+    ]
 
 
 def test_definitions_are_immutable() -> None:

@@ -161,6 +161,12 @@ def test_searchable_keys_must_be_produced_somewhere() -> None:
     assert error.path == "searchable[0]" and "`ghost`" in error.message
 
 
+def test_third_party_keys_must_be_personal() -> None:
+    doc = flow(start(produces=("x", "w")), work(), end(), personal=["x"], third_party=["w"])
+    error = one(doc, "not_personal")
+    assert error.path == "third_party[0]" and "`w`" in error.message
+
+
 def test_every_error_is_reported_at_once() -> None:
     doc = example_doc("purchase_approval")
     doc["nodes"][4]["handler"] = "nope.reserve"
