@@ -27,10 +27,13 @@ PERSONAL = (CPF, "12345678909", NAME, "Maria", "Silva", EMAIL, "example.org")
 @pytest.fixture
 def captured() -> Iterator[io.StringIO]:
     buffer = io.StringIO()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
     configure_logging(Settings(log_level="DEBUG"), stream=buffer)
     yield buffer
     structlog.reset_defaults()
-    configure_logging(Settings())  # the stdlib root handler back on stderr
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 def lines(buffer: io.StringIO) -> list[dict[str, Any]]:
