@@ -88,6 +88,10 @@ def from_stdlib(
     args = tuple(raw) if isinstance(raw, tuple) else ()
     name = record.name if isinstance(record, logging.LogRecord) else "stdlib"
     event_dict["logger"] = name
+    if isinstance(record, logging.LogRecord) and not isinstance(record.msg, str):
+        # ``log.error(exc)``: an object's text is data, not a template written in code.
+        event_dict["event"] = type(record.msg).__name__
+        return event_dict
     if name == ACCESS_LOGGER and len(args) == 5:
         event_dict.update(_access_fields(args))
         event_dict["_from_structlog"] = True  # every field is ours: the strict rules apply

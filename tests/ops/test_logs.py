@@ -143,6 +143,12 @@ def test_a_library_message_holding_a_document_or_email_is_redacted(
     assert line["event"] == REDACTED and line["logger"] == "arq.worker"
 
 
+def test_a_library_logging_an_object_logs_its_type(captured: io.StringIO) -> None:
+    logging.getLogger("arq.jobs").error(ValueError(f"no such person {NAME}"))
+    (line,) = lines(captured)
+    assert line["event"] == "ValueError"
+
+
 def test_a_library_exception_is_logged_by_type_only(captured: io.StringIO) -> None:
     try:
         raise ConnectionError(f"lost {EMAIL}")
