@@ -113,6 +113,17 @@ class Unauthenticated(TramitaError):
     title = "Authentication required"
 
 
+class TooManyRequests(TramitaError):
+    """A limit on attempts was reached; ``retry_after`` says in how many seconds to try again.
+
+    The web layer turns ``retry_after`` into the ``Retry-After`` header as well.
+    """
+
+    problem_type = "too-many-requests"
+    status = 429
+    title = "Too many requests"
+
+
 class IdempotencyKeyReused(TramitaError):
     """The same Idempotency-Key was sent with a different request body."""
 

@@ -16,8 +16,10 @@ from core.clock import SystemClock
 from core.db import create_engine
 from core.identity import Directory
 from core.ids import UUIDv7Gen
+from core.login import Login, LoginThrottle
 from core.plugins import PluginHost
 from core.registries import Collected, Registrations
+from core.sessions import SessionStore
 from core.settings import Settings, load_settings
 
 
@@ -34,6 +36,8 @@ class Platform:
     database: AsyncEngine
     audit: SqlAuditWriter
     directory: Directory
+    login: Login
+    sessions: SessionStore
     workflow: WorkflowEngine | None = None
     role: str = "cli"
     extras: dict[str, Any] = field(default_factory=dict)
@@ -66,6 +70,7 @@ class Platform:
         if upgrade:
             await asyncio.to_thread(migrate.upgrade, settings.database_url, collected.migrations)
         database = create_engine(settings.database_url, pool_size=settings.db_pool_size)
+        directory = Directory(database, clock, ids, collected.permissions)
         platform = cls(
             settings=settings,
             clock=clock,
@@ -75,7 +80,9 @@ class Platform:
             registrations=Registrations.freeze(collected),
             database=database,
             audit=SqlAuditWriter(clock, ids),
-            directory=Directory(database, clock, ids, collected.permissions),
+            directory=directory,
+            login=Login(directory, LoginThrottle(database, clock, settings)),
+            sessions=SessionStore(database, clock, ids),
             role=role,
         )
         platform.workflow = host.workflow_engine(platform)

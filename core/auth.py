@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import jwt
+import msgspec
 from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 
@@ -43,21 +44,36 @@ class UserDirectory(Protocol):
     async def has(self, user_id: str, permission: str) -> bool: ...
 
 
+class TokenClaims(msgspec.Struct, frozen=True, kw_only=True):
+    user_id: str
+    session_id: str | None = None
+    """Set on the admin pages' session tokens: the ``core_sessions`` row they belong to."""
+
+
 def issue_token(
-    secret: str, user_id: str, *, now: datetime, ttl_s: int = DEFAULT_TOKEN_TTL_S
+    secret: str,
+    user_id: str,
+    *,
+    now: datetime,
+    ttl_s: int = DEFAULT_TOKEN_TTL_S,
+    session_id: str | None = None,
 ) -> str:
     """A signed bearer token for ``user_id``; ``now`` comes from the injected clock."""
-    claims = {
+    claims: dict[str, object] = {
         "iss": ISSUER,
         "sub": user_id,
         "iat": int(now.timestamp()),
         "exp": int((now + timedelta(seconds=ttl_s)).timestamp()),
     }
+    if session_id is not None:
+        claims["sid"] = session_id
     return jwt.encode(claims, secret, algorithm=ALGORITHM)
 
 
-def verify_token(secret: str, token: str, *, now: datetime) -> str:
-    """The user id a token names; ``Unauthenticated`` when it is forged, expired or malformed.
+def read_token(secret: str, token: str, *, now: datetime, max_ttl_s: int) -> TokenClaims:
+    """What a token says; ``Unauthenticated`` when it is forged, expired, malformed or lives
+    longer than ``max_ttl_s`` (``TRAMITA_TOKEN_MAX_TTL_S``: lowering it also ends tokens
+    issued before).
 
     Expiry is checked against the injected clock (PyJWT's own check reads the wall clock).
     """
@@ -67,13 +83,28 @@ def verify_token(secret: str, token: str, *, now: datetime) -> str:
             secret,
             algorithms=[ALGORITHM],
             issuer=ISSUER,
-            options={"verify_exp": False, "require": ["sub", "exp", "iss"]},
+            options={
+                "verify_exp": False,
+                "verify_iat": False,
+                "require": ["sub", "exp", "iat", "iss"],
+            },
         )
-    except jwt.PyJWTError as exc:
+        expires, issued = int(claims["exp"]), int(claims["iat"])
+    except (jwt.PyJWTError, TypeError, ValueError) as exc:
         raise Unauthenticated("the bearer token is not valid") from exc
-    if int(claims["exp"]) <= int(now.timestamp()):
+    if expires <= int(now.timestamp()):
         raise Unauthenticated("the bearer token has expired")
-    return str(claims["sub"])
+    if expires - issued > max_ttl_s:
+        raise Unauthenticated("the bearer token outlives the configured maximum lifetime")
+    sid = claims.get("sid")
+    return TokenClaims(user_id=str(claims["sub"]), session_id=str(sid) if sid else None)
+
+
+def verify_token(
+    secret: str, token: str, *, now: datetime, max_ttl_s: int = DEFAULT_TOKEN_TTL_S
+) -> str:
+    """The user id a valid token names (see :func:`read_token`)."""
+    return read_token(secret, token, now=now, max_ttl_s=max_ttl_s).user_id
 
 
 def bearer_of(headers: Any) -> str | None:
@@ -97,7 +128,12 @@ async def authenticate(connection: ASGIConnection[Any, Any, Any, Any]) -> Princi
     if token is None:
         raise Unauthenticated("send 'Authorization: Bearer <token>'")
     platform = _platform(connection)
-    user_id = verify_token(platform.settings.secret_key, token, now=platform.clock.now())
+    user_id = verify_token(
+        platform.settings.secret_key,
+        token,
+        now=platform.clock.now(),
+        max_ttl_s=platform.settings.token_max_ttl_s,
+    )
     try:
         uuid.UUID(user_id)  # user ids are UUIDs; anything else names nobody
     except ValueError as exc:

@@ -13,6 +13,7 @@ import click
 
 from core.app import Platform
 from core.auth import DEFAULT_TOKEN_TTL_S, issue_token
+from core.settings import load_settings
 
 
 def _run(factory: Callable[[], Awaitable[str]]) -> str:
@@ -73,6 +74,11 @@ def token_issue(user_id: str, ttl: int) -> None:
         uuid.UUID(user_id)
     except ValueError as exc:
         raise click.BadParameter("a user id is a UUID", param_hint="USER_ID") from exc
+    longest = load_settings().token_max_ttl_s
+    if not 1 <= ttl <= longest:
+        raise click.BadParameter(
+            f"must be 1 to {longest} seconds (TRAMITA_TOKEN_MAX_TTL_S)", param_hint="--ttl"
+        )
 
     async def _issue() -> str:
         platform = await Platform.boot()

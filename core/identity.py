@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import secrets
@@ -16,6 +17,10 @@ from contracts.kernel import Clock, IdGen
 from core.tables import profile_permissions, profiles, users
 
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+_DUMMY_HASH = "scrypt$" + "00" * 16 + "$" + "00" * 64
+"""Verified when a name is unknown, inactive or has no password, so that every failed login
+costs one scrypt of the same parameters and salt length: the time does not tell which names
+exist."""
 
 
 class User(msgspec.Struct, frozen=True, kw_only=True):
@@ -145,6 +150,11 @@ class Directory:
         )
 
     async def authenticate(self, username: str, password: str) -> User | None:
+        """The user when the name exists, is active and the password matches, else ``None``.
+
+        Every call verifies exactly one password hash (a dummy one when there is none to
+        check), off the event loop: scrypt is deliberately slow.
+        """
         async with self._engine.connect() as conn:
             row = (
                 await conn.execute(
@@ -153,9 +163,10 @@ class Directory:
                     )
                 )
             ).first()
-        if row is None or not row.active or not row.password_hash:
-            return None
-        if not verify_password(password, row.password_hash):
+        usable = row is not None and row.active and bool(row.password_hash)
+        stored = row.password_hash if usable and row is not None else _DUMMY_HASH
+        matches = await asyncio.to_thread(verify_password, password, stored)
+        if not usable or not matches or row is None:
             return None
         return await self.get_user(row.id)
 

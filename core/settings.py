@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,6 +33,25 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     db_pool_size: int = 10
     """PostgreSQL connections a process keeps open; it may open as many again under load and
     closes those when they come back (SQLite opens one per unit of work)."""
+    cookie_secure: bool | None = None
+    """``Secure`` on the session and CSRF cookies; ``None`` means on unless the environment is
+    ``development`` (plain-HTTP work on a laptop)."""
+    token_max_ttl_s: int = 8 * 3600
+    """The longest lifetime a bearer token or session may have; longer ones are refused."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses or networks whose ``X-Forwarded-For``/``X-Forwarded-Proto`` are believed;
+    from anyone else the headers are ignored (the peer's own address is the client)."""
+    login_account_limit: int = 5
+    """Failed logins per user name within ``login_window_s`` before that name is refused."""
+    login_client_limit: int = 20
+    """Failed logins per client address within ``login_window_s`` before it is refused."""
+    login_window_s: int = 15 * 60
+
+    @property
+    def secure_cookies(self) -> bool:
+        if self.cookie_secure is not None:
+            return self.cookie_secure
+        return self.environment != "development"
 
     @property
     def embedded(self) -> bool:
@@ -45,6 +65,29 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
 def _flag(value: str) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _whole(env: Mapping[str, str], name: str, minimum: int = 1) -> int | None:
+    raw = env.get(name)
+    if not raw:
+        return None
+    if not raw.strip().isdigit() or int(raw) < minimum:
+        raise ConfigurationError(f"{name} must be a whole number, {minimum} or more")
+    return int(raw)
+
+
+def _proxies(raw: str) -> tuple[str, ...]:
+    """Comma-separated addresses or networks (``10.0.0.0/8``); a typo is an error, not a
+    silently ignored entry."""
+    items = tuple(item.strip() for item in raw.split(",") if item.strip())
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError as exc:
+            raise ConfigurationError(
+                "TRAMITA_TRUSTED_PROXIES must list IP addresses or networks", entry=item
+            ) from exc
+    return items
 
 
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
@@ -87,6 +130,18 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         if not pool.isdigit() or int(pool) < 1:
             raise ConfigurationError("TRAMITA_DB_POOL_SIZE must be a whole number, 1 or more")
         fields["db_pool_size"] = int(pool)
+    if "TRAMITA_COOKIE_SECURE" in env:
+        fields["cookie_secure"] = _flag(env["TRAMITA_COOKIE_SECURE"])
+    if "TRAMITA_TRUSTED_PROXIES" in env:
+        fields["trusted_proxies"] = _proxies(env["TRAMITA_TRUSTED_PROXIES"])
+    for name, key in (
+        ("TRAMITA_TOKEN_MAX_TTL_S", "token_max_ttl_s"),
+        ("TRAMITA_LOGIN_ACCOUNT_LIMIT", "login_account_limit"),
+        ("TRAMITA_LOGIN_CLIENT_LIMIT", "login_client_limit"),
+        ("TRAMITA_LOGIN_WINDOW_S", "login_window_s"),
+    ):
+        if (value := _whole(env, name)) is not None:
+            fields[key] = value
     settings = msgspec.convert(fields, Settings)
     if settings.environment == "production" and settings.secret_key == _DEV_SECRET:
         raise ConfigurationError("TRAMITA_SECRET_KEY must be set in production")

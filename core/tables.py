@@ -60,3 +60,26 @@ audit_log = sa.Table(
     sa.Column("hash", sa.String(64), nullable=True),
     sa.Index("ix_core_audit_object", "object_type", "object_id", "seq"),
 )
+
+sessions = sa.Table(
+    "core_sessions",
+    metadata,
+    sa.Column("id", UUIDStr, primary_key=True),
+    sa.Column("user_id", UUIDStr, sa.ForeignKey("core_users.id"), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("expires_at", UTCDateTime, nullable=False),
+    sa.Column("revoked_at", UTCDateTime, nullable=True),
+    sa.Index("ix_core_sessions_expires", "expires_at"),
+)
+"""Signed-in sessions of the admin pages: the cookie names one, logout revokes it here."""
+
+login_failures = sa.Table(
+    "core_login_failures",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("failures", sa.Integer, nullable=False),
+    sa.Column("window_start", UTCDateTime, nullable=False),
+    sa.Index("ix_core_login_failures_window", "window_start"),
+)
+"""Failed logins per account and per client in the current window. ``key`` is a keyed hash
+of ``account:<name>`` or ``client:<address>``: neither a user name nor an address is stored."""
