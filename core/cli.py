@@ -188,11 +188,14 @@ def serve_cmd(host: str, port: int) -> None:
 
     async def _serve() -> None:
         platform = await Platform.boot(role="server")
+        # proxy_headers=False: uvicorn would otherwise believe X-Forwarded-For from
+        # 127.0.0.1; the app trusts only TRAMITA_TRUSTED_PROXIES (core.web.create_app).
         config = uvicorn.Config(
             create_app(platform),
             host=host,
             port=port,
             log_config=stdlib_config(platform.settings),
+            proxy_headers=False,
         )
         await uvicorn.Server(config).serve()
 

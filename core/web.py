@@ -15,6 +15,7 @@ from litestar import Litestar, MediaType, Request, Response, get
 from litestar.datastructures import Cookie, State
 from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.middleware.base import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromPath, FromQuery
@@ -22,8 +23,9 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Redirect
 from litestar.template.config import TemplateConfig
 from litestar.types import ASGIApp, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from contracts.errors import TramitaError
+from contracts.errors import TramitaError, Unauthenticated
 from core import i18n
 from core.app import Platform
 from core.idempotency import DEFAULT_MAX_BODY, IdempotencyMiddleware
@@ -32,13 +34,47 @@ PROBLEM_JSON = "application/problem+json"
 log = structlog.get_logger("tramita.web")
 
 
-def _problem(body: dict[str, Any], request: Request[Any, Any, Any]) -> Response[Any]:
+def _problem(
+    body: dict[str, Any],
+    request: Request[Any, Any, Any],
+    headers: dict[str, str] | None = None,
+) -> Response[Any]:
     body.setdefault("instance", request.url.path)
-    return Response(content=body, status_code=int(body["status"]), media_type=PROBLEM_JSON)
+    return Response(
+        content=body,
+        status_code=int(body["status"]),
+        media_type=PROBLEM_JSON,
+        headers=headers or None,
+    )
+
+
+def challenge(request: Request[Any, Any, Any]) -> str:
+    """``WWW-Authenticate`` for a 401 (RFC 6750): ``invalid_token`` once a token was sent."""
+    sent = request.headers.get("authorization")
+    return 'Bearer realm="tramita"' + (', error="invalid_token"' if sent else "")
+
+
+def problem_headers(exc: TramitaError) -> dict[str, str]:
+    """Headers a typed error implies: ``Retry-After`` for a wait it names."""
+    wait = exc.fields.get("retry_after")
+    return {"Retry-After": str(wait)} if isinstance(wait, int) else {}
 
 
 def tramita_error_handler(request: Request[Any, Any, Any], exc: TramitaError) -> Response[Any]:
-    return _problem(exc.to_problem(), request)
+    headers = problem_headers(exc)
+    if isinstance(exc, Unauthenticated):
+        headers["WWW-Authenticate"] = challenge(request)
+    return _problem(exc.to_problem(), request, headers)
+
+
+def limit_headers(exc: HTTPException) -> dict[str, str]:
+    """An HTTP exception's own headers (the rate limiter's ``RateLimit-*``), plus
+    ``Retry-After`` on a 429 that only says when its window resets."""
+    headers = dict(exc.headers or {})
+    reset = headers.get("RateLimit-Reset")
+    if exc.status_code == 429 and reset is not None:
+        headers.setdefault("Retry-After", reset)
+    return headers
 
 
 def http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
@@ -60,7 +96,7 @@ def http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> R
             for e in exc.extra
             if isinstance(e, dict)
         ]
-    return _problem(body, request)
+    return _problem(body, request, limit_headers(exc))
 
 
 def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
@@ -194,7 +230,15 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
             Exception: internal_error_handler,
         },
         on_shutdown=[_close],
-        middleware=[LocaleMiddleware, IdempotencyMiddleware(max_body=DEFAULT_MAX_BODY)],
+        middleware=[
+            # First, so that rate limits and login throttling see the real client: the
+            # forwarded headers count only from the proxies the operator configured.
+            DefineMiddleware(
+                ProxyHeadersMiddleware, trusted_hosts=list(platform.settings.trusted_proxies)
+            ),
+            LocaleMiddleware,
+            IdempotencyMiddleware(max_body=DEFAULT_MAX_BODY),
+        ],
         request_max_body_size=DEFAULT_MAX_BODY,
         openapi_config=OpenAPIConfig(
             title="Tramita",

@@ -1,6 +1,8 @@
 """``/public/timeline/{token}``: the citizen's page (HTML); ``.../json``: the same as JSON.
 
-No authentication (the signed link is the credential), rate-limited per client address.
+No authentication (the signed link is the credential), rate-limited per client address (the
+peer's, or the forwarded one from a trusted proxy: ``core.web``). The HTML page carries the
+same security headers as the portal's pages.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from litestar.params import FromPath
 
 from contracts.errors import NotFound
 from services.workflow.api.deps import platform_of, reads_of
+from services.workflow.page_headers import SECURITY_HEADERS
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
 from services.workflow.public.timeline import PublicTimeline, build_timeline, render_html
 
@@ -40,7 +43,11 @@ async def timeline_json(request: Request[Any, Any, Any], token: FromPath[str]) -
 @get("/timeline/{token:str}", media_type="text/html")
 async def timeline_page(request: Request[Any, Any, Any], token: FromPath[str]) -> Response[str]:
     """The citizen's page."""
-    return Response(render_html(await _timeline(request, token)), media_type="text/html")
+    return Response(
+        render_html(await _timeline(request, token)),
+        media_type="text/html",
+        headers=SECURITY_HEADERS,
+    )
 
 
 def public_router(per_minute: int = DEFAULT_RATE) -> Router:

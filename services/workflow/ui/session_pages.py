@@ -1,34 +1,31 @@
-"""Sign in and out of the admin pages with the platform's own users and passwords."""
+"""Sign in and out of the admin pages with the platform's own users and passwords.
+
+Signing in goes through ``platform.login`` (throttled per account and per client, stored in
+the database); signing out revokes the server-side session, so a copy of the cookie is
+worthless afterwards.
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from litestar import Request, Response, get, post
 from litestar.datastructures import Cookie
 from litestar.params import FromQuery
 
+from contracts.errors import TooManyRequests, Unauthenticated
 from services.workflow.ui.web import (
     LOGIN,
     SESSION_COOKIE,
-    SESSION_TTL_S,
+    open_session,
     page,
     platform_of,
     safe_next,
     see_other,
-    session_cookie_value,
+    session_claims,
+    session_cookie,
 )
-
-
-def _cookie(value: str, max_age: int) -> Cookie:
-    return Cookie(
-        key=SESSION_COOKIE,
-        value=value,
-        path="/",
-        httponly=True,
-        samesite="strict",
-        max_age=max_age,
-    )
 
 
 @get(LOGIN, include_in_schema=False)
@@ -40,24 +37,51 @@ async def login_form(
 
 @post(LOGIN, include_in_schema=False, status_code=200)
 async def login(request: Request[Any, Any, Any]) -> Response[Any]:
-    """A wrong user name or password gets one message for both (no account enumeration)."""
+    """A wrong user name or password gets one message for both (no account enumeration);
+    too many failures get 429 with ``Retry-After`` and say, in Portuguese, when to retry."""
     form = await request.form()
     username = str(form.get("username") or "").strip()
     password = str(form.get("password") or "")
     target = safe_next(str(form.get("next") or ""))
     platform = platform_of(request)
-    user = await platform.directory.authenticate(username, password) if username else None
-    if user is None:
+    client = request.client.host if request.client else None
+    try:
+        user = await platform.login.sign_in(username, password, client=client)
+    except Unauthenticated:
         return page(
             request, "login.html", status_code=401, next=target, failed=True, username=username
         )
+    except TooManyRequests as exc:
+        wait = int(exc.fields["retry_after"])
+        response = page(
+            request,
+            "login.html",
+            status_code=429,
+            next=target,
+            failed=True,
+            throttled_minutes=max(1, math.ceil(wait / 60)),
+            username=username,
+        )
+        response.headers["Retry-After"] = str(wait)
+        return response
     response = see_other(target)
-    response.cookies.append(_cookie(session_cookie_value(platform, user.id), SESSION_TTL_S))
+    response.cookies.append(await open_session(platform, user.id))
+    response.cookies.append(_legacy_cookie_removal())
     return response
+
+
+def _legacy_cookie_removal() -> Cookie:
+    """Expire a session cookie an earlier release set on ``/``, which would otherwise be sent
+    beside the one on ``/cms`` (it names no server-side session, so it would never sign in)."""
+    return Cookie(key=SESSION_COOKIE, value="", path="/", max_age=0, httponly=True)
 
 
 @post("/cms/logout", include_in_schema=False, status_code=303)
 async def logout(request: Request[Any, Any, Any]) -> Response[Any]:
+    platform = platform_of(request)
+    claims = session_claims(request)
+    if claims is not None and claims.session_id is not None:
+        await platform.sessions.revoke(claims.session_id)
     response = see_other(LOGIN)
-    response.cookies.append(_cookie("", 0))
+    response.cookies.append(session_cookie(platform, "", 0))
     return response

@@ -2,16 +2,19 @@
 
 The admin pages are server-rendered and must work without JavaScript, so identity rides on a
 cookie rather than a bearer header. The cookie holds the same signed, expiring token the API
-issues (``core.auth.issue_token``, checked against the injected clock), marked ``HttpOnly`` and
-``SameSite=Strict`` and scoped to ``/cms``. Every form carries Litestar's CSRF token; the
-middleware is built lazily because the secret is the booted platform's, not an import-time
-constant. Errors keep the single mapping in ``core.web`` for the API; pages only turn them into
-HTML (or a redirect to the login page) because a person, not a client, reads them.
+issues (``core.auth.issue_token``, checked against the injected clock) naming a server-side
+session (``core.sessions``) that logout revokes; it is ``HttpOnly``, ``SameSite=Strict``,
+``Secure`` (unless configured off for plain-HTTP development) and scoped to ``/cms``. Every
+form carries Litestar's CSRF token; the middleware is built lazily because the secret is the
+booted platform's, not an import-time constant. Errors keep the single mapping in
+``core.web`` for the API; pages only turn them into HTML (or a redirect to the login page)
+because a person, not a client, reads them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Callable, Coroutine
 from datetime import datetime
 from typing import Any
@@ -20,6 +23,7 @@ from urllib.parse import quote
 from litestar import Request, Response
 from litestar.config.csrf import CSRFConfig
 from litestar.connection import ASGIConnection
+from litestar.datastructures import Cookie
 from litestar.exceptions import HTTPException
 from litestar.handlers.base import BaseRouteHandler
 from litestar.middleware.csrf import CSRFMiddleware
@@ -28,35 +32,18 @@ from litestar.types import ASGIApp, ExceptionHandlersMap, Receive, Scope, Send
 
 from contracts.errors import Forbidden, NotFound, TramitaError, Unauthenticated
 from contracts.kernel import Actor
-from core.auth import issue_token, verify_token
+from core.auth import TokenClaims, issue_token, read_token
 from core.i18n import gettext
+from core.web import limit_headers, problem_headers
+from services.workflow.page_headers import CSP as CSP  # re-exported for the pages
+from services.workflow.page_headers import SCRIPT_CSP as SCRIPT_CSP
+from services.workflow.page_headers import SECURITY_HEADERS as SECURITY_HEADERS
 
 SESSION_COOKIE = "tramita_session"
 SESSION_TTL_S = 8 * 3600
 CMS = "/cms"
 LOGIN = "/cms/login"
 _USER_KEY = "tramita_ui_user"
-
-CSP = (
-    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
-    "base-uri 'none'; frame-ancestors 'none'"
-)
-"""No script at all (the pages work without it) and no inline style: a stylesheet of our own."""
-
-SCRIPT_CSP = (
-    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; "
-    "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-)
-"""For a page that enhances itself with a bundled script of our own (the version page's
-diagram): external same-origin script and same-origin fetch, still no inline script or style."""
-
-SECURITY_HEADERS = {
-    "content-security-policy": CSP,
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "same-origin",
-    "x-frame-options": "DENY",
-    "cache-control": "no-store",
-}
 
 
 def platform_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
@@ -66,10 +53,57 @@ def platform_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
 # --- session -----------------------------------------------------------------------------------
 
 
-def session_cookie_value(platform: Any, user_id: str) -> str:
-    return issue_token(
-        platform.settings.secret_key, user_id, now=platform.clock.now(), ttl_s=SESSION_TTL_S
+def session_ttl_s(platform: Any) -> int:
+    """Eight hours, or less when ``TRAMITA_TOKEN_MAX_TTL_S`` caps tokens lower."""
+    return min(SESSION_TTL_S, int(platform.settings.token_max_ttl_s))
+
+
+def session_cookie(platform: Any, value: str, max_age: int) -> Cookie:
+    return Cookie(
+        key=SESSION_COOKIE,
+        value=value,
+        path=CMS,
+        httponly=True,
+        secure=bool(platform.settings.secure_cookies),
+        samesite="strict",
+        max_age=max_age,
     )
+
+
+async def open_session(platform: Any, user_id: str) -> Cookie:
+    """A new server-side session and the cookie that names it."""
+    ttl = session_ttl_s(platform)
+    session_id = await platform.sessions.open(user_id, ttl_s=ttl)
+    token = issue_token(
+        platform.settings.secret_key,
+        user_id,
+        now=platform.clock.now(),
+        ttl_s=ttl,
+        session_id=session_id,
+    )
+    return session_cookie(platform, token, ttl)
+
+
+def session_claims(connection: ASGIConnection[Any, Any, Any, Any]) -> TokenClaims | None:
+    """The cookie's claims when it is a well-signed, unexpired session token, else ``None``."""
+    token = connection.cookies.get(SESSION_COOKIE)
+    if not token:
+        return None
+    platform = platform_of(connection)
+    try:
+        claims = read_token(
+            platform.settings.secret_key,
+            token,
+            now=platform.clock.now(),
+            max_ttl_s=platform.settings.token_max_ttl_s,
+        )
+        if claims.session_id is None:
+            return None
+        uuid.UUID(claims.session_id)
+        uuid.UUID(claims.user_id)
+    except (Unauthenticated, ValueError):
+        return None
+    return claims
 
 
 async def session_user(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
@@ -78,13 +112,14 @@ async def session_user(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
     cached = state.get(_USER_KEY)
     if cached is not None:
         return cached
-    token = connection.cookies.get(SESSION_COOKIE)
-    if not token:
+    claims = session_claims(connection)
+    if claims is None or claims.session_id is None:
         raise Unauthenticated("sign in to use the admin pages")
     platform = platform_of(connection)
-    user_id = verify_token(platform.settings.secret_key, token, now=platform.clock.now())
+    if not await platform.sessions.is_live(claims.session_id, claims.user_id):
+        raise Unauthenticated("the session has ended")
     try:
-        user = await platform.directory.get_user(user_id)
+        user = await platform.directory.get_user(claims.user_id)
     except NotFound as exc:
         raise Unauthenticated("the session names no known user") from exc
     if not user.active:
@@ -137,7 +172,8 @@ class LazyCsrfMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._inner is None:
-            secret = scope["app"].state.platform.settings.secret_key
+            settings = scope["app"].state.platform.settings
+            secret = settings.secret_key
             derived = hashlib.sha256(f"tramita.ui.csrf:{secret}".encode()).hexdigest()
             config = CSRFConfig(
                 secret=derived,
@@ -145,6 +181,7 @@ class LazyCsrfMiddleware:
                 cookie_path="/",
                 cookie_httponly=True,
                 cookie_samesite="strict",
+                cookie_secure=bool(settings.secure_cookies),
             )
             self._inner = CSRFMiddleware(self.app, config)
         await self._inner(scope, receive, send)
@@ -190,13 +227,18 @@ def to_login(request: Request[Any, Any, Any], _exc: Exception) -> Response[Any]:
 
 def error_page(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     """A readable page: the problem's title and its status, never a stack trace."""
+    headers: dict[str, str] = {}
     if isinstance(exc, TramitaError):
         status, title = exc.status, exc.title
+        headers = problem_headers(exc)
     elif isinstance(exc, HTTPException):
         status, title = exc.status_code, str(exc.detail)
+        headers = limit_headers(exc)
     else:
         status, title = 500, "Internal error"
-    return page(request, "error.html", status_code=status, status=status, title=gettext(title))
+    response = page(request, "error.html", status_code=status, status=status, title=gettext(title))
+    response.headers.update(headers)
+    return response
 
 
 PAGE_ERRORS: ExceptionHandlersMap = {

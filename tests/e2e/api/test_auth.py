@@ -83,3 +83,31 @@ async def test_a_user_without_the_permission_is_403_naming_it(api: Api) -> None:
     )
     assert response.status_code == 403
     assert response.json()["permission"] == "workflow.start"
+
+
+async def test_a_401_without_a_token_challenges_for_a_bearer_token(api: Api) -> None:
+    response = await api.client.get("/api/v1/workflows")
+    assert response.headers["www-authenticate"] == 'Bearer realm="tramita"'
+
+
+async def test_a_401_for_a_bad_token_names_the_invalid_token_error(api: Api) -> None:
+    response = await api.client.get(
+        "/api/v1/workflows", headers={"Authorization": "Bearer not-a-token"}
+    )
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == 'Bearer realm="tramita", error="invalid_token"'
+
+
+async def test_a_token_longer_than_the_configured_cap_is_401(api: Api) -> None:
+    user = await api.platform.directory.create_user(
+        "long-lived", display_name="Long lived", profile="reader"
+    )
+    cap = api.platform.settings.token_max_ttl_s
+    token = issue_token(
+        api.platform.settings.secret_key, user.id, now=api.platform.clock.now(), ttl_s=cap + 1
+    )
+    response = await api.client.get(
+        "/api/v1/workflows", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert response.status_code == 401
+    assert response.json()["detail"] == "the bearer token outlives the configured maximum lifetime"

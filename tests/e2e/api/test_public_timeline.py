@@ -91,3 +91,44 @@ async def test_the_public_endpoints_are_rate_limited(api: Api) -> None:
         for _ in range(4):
             statuses.append((await client.get("/public/timeline/forged/json")).status_code)
     assert statuses == [404, 404, 404, 429]
+
+
+async def test_the_public_page_sends_the_same_security_headers_as_the_portal(api: Api) -> None:
+    _, path = await _answered_request(api)
+    public = await api.client.get(path)
+    portal = await api.client.get(path.replace("/public/", "/portal/", 1))
+    assert portal.status_code == public.status_code == 200
+    names = ("content-security-policy", "x-content-type-options", "referrer-policy")
+    for name in (*names, "x-frame-options", "cache-control"):
+        assert public.headers.get(name) == portal.headers[name], name
+
+
+async def test_a_429_carries_the_rate_limit_headers_and_retry_after(api: Api) -> None:
+    from litestar import Litestar
+    from litestar.exceptions import HTTPException
+    from litestar.testing import AsyncTestClient
+
+    from contracts.errors import TramitaError
+    from core.web import http_error_handler, tramita_error_handler
+
+    app = Litestar(
+        route_handlers=[public_router(per_minute=2)],
+        state=api.client.app.state,
+        exception_handlers={
+            TramitaError: tramita_error_handler,
+            HTTPException: http_error_handler,
+        },
+    )
+    async with AsyncTestClient(app=app) as client:
+        first = await client.get("/public/timeline/forged/json")
+        await client.get("/public/timeline/forged/json")
+        refused = await client.get("/public/timeline/forged/json")
+    assert (first.headers["ratelimit-limit"], first.headers["ratelimit-remaining"]) == ("2", "1")
+    assert refused.status_code == 429
+    assert refused.headers["content-type"].startswith("application/problem+json")
+    assert refused.headers["ratelimit-limit"] == "2"
+    assert refused.headers["ratelimit-remaining"] == "0"
+    assert refused.headers["ratelimit-policy"] == "2; w=60"
+    reset = int(refused.headers["ratelimit-reset"])
+    assert 0 < reset <= 60
+    assert refused.headers["retry-after"] == str(reset)
