@@ -7,7 +7,7 @@ Controllers raise ``TramitaError`` subclasses and never catch to translate; anyt
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 import structlog
@@ -29,6 +29,7 @@ from contracts.errors import TramitaError, Unauthenticated
 from core import i18n
 from core.app import Platform
 from core.idempotency import DEFAULT_MAX_BODY, IdempotencyMiddleware
+from core.problem_headers import challenge, limit_headers, problem_headers
 
 PROBLEM_JSON = "application/problem+json"
 log = structlog.get_logger("tramita.web")
@@ -48,33 +49,11 @@ def _problem(
     )
 
 
-def challenge(request: Request[Any, Any, Any]) -> str:
-    """``WWW-Authenticate`` for a 401 (RFC 6750): ``invalid_token`` once a token was sent."""
-    sent = request.headers.get("authorization")
-    return 'Bearer realm="tramita"' + (', error="invalid_token"' if sent else "")
-
-
-def problem_headers(exc: TramitaError) -> dict[str, str]:
-    """Headers a typed error implies: ``Retry-After`` for a wait it names."""
-    wait = exc.fields.get("retry_after")
-    return {"Retry-After": str(wait)} if isinstance(wait, int) else {}
-
-
 def tramita_error_handler(request: Request[Any, Any, Any], exc: TramitaError) -> Response[Any]:
     headers = problem_headers(exc)
     if isinstance(exc, Unauthenticated):
         headers["WWW-Authenticate"] = challenge(request)
     return _problem(exc.to_problem(), request, headers)
-
-
-def limit_headers(exc: HTTPException) -> dict[str, str]:
-    """An HTTP exception's own headers (the rate limiter's ``RateLimit-*``), plus
-    ``Retry-After`` on a 429 that only says when its window resets."""
-    headers = dict(exc.headers or {})
-    reset = headers.get("RateLimit-Reset")
-    if exc.status_code == 429 and reset is not None:
-        headers.setdefault("Retry-After", reset)
-    return headers
 
 
 def http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
@@ -234,7 +213,8 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
             # First, so that rate limits and login throttling see the real client: the
             # forwarded headers count only from the proxies the operator configured.
             DefineMiddleware(
-                ProxyHeadersMiddleware, trusted_hosts=list(platform.settings.trusted_proxies)
+                cast(Any, ProxyHeadersMiddleware),  # uvicorn types ASGI apps its own way
+                trusted_hosts=list(platform.settings.trusted_proxies),
             ),
             LocaleMiddleware,
             IdempotencyMiddleware(max_body=DEFAULT_MAX_BODY),

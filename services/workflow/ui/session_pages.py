@@ -53,7 +53,7 @@ async def login(request: Request[Any, Any, Any]) -> Response[Any]:
         )
     except TooManyRequests as exc:
         wait = int(exc.fields["retry_after"])
-        response = page(
+        refused = page(
             request,
             "login.html",
             status_code=429,
@@ -62,8 +62,8 @@ async def login(request: Request[Any, Any, Any]) -> Response[Any]:
             throttled_minutes=max(1, math.ceil(wait / 60)),
             username=username,
         )
-        response.headers["Retry-After"] = str(wait)
-        return response
+        refused.headers["Retry-After"] = str(wait)
+        return refused
     response = see_other(target)
     response.cookies.append(await open_session(platform, user.id))
     response.cookies.append(_legacy_cookie_removal())

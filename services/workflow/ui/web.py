@@ -34,7 +34,7 @@ from contracts.errors import Forbidden, NotFound, TramitaError, Unauthenticated
 from contracts.kernel import Actor
 from core.auth import TokenClaims, issue_token, read_token
 from core.i18n import gettext
-from core.web import limit_headers, problem_headers
+from core.problem_headers import limit_headers, problem_headers
 from services.workflow.page_headers import CSP as CSP  # re-exported for the pages
 from services.workflow.page_headers import SCRIPT_CSP as SCRIPT_CSP
 from services.workflow.page_headers import SECURITY_HEADERS as SECURITY_HEADERS
