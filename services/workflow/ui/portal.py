@@ -16,6 +16,7 @@ from litestar.types import ExceptionHandlersMap
 
 from contracts.errors import NotFound, TramitaError
 from core.i18n import N_, gettext
+from core.problem_headers import limit_headers
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
 from services.workflow.public.routes import DEFAULT_RATE
 from services.workflow.public.timeline import build_timeline
@@ -67,8 +68,8 @@ def portal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[An
         heading=gettext(heading),
         explanation=gettext(explanation),
     )
-    if status == 429 and isinstance(exc, HTTPException) and exc.headers:
-        response.headers.update(exc.headers)
+    if isinstance(exc, HTTPException):
+        response.headers.update(limit_headers(exc))  # RateLimit-* and Retry-After on a 429
     return response
 
 

@@ -132,3 +132,13 @@ async def test_a_429_carries_the_rate_limit_headers_and_retry_after(api: Api) ->
     reset = int(refused.headers["ratelimit-reset"])
     assert 0 < reset <= 60
     assert refused.headers["retry-after"] == str(reset)
+
+
+async def test_the_portals_429_page_carries_retry_after(api: Api) -> None:
+    for _ in range(60):
+        assert (await api.client.get("/portal/timeline/forged")).status_code == 404
+    refused = await api.client.get("/portal/timeline/forged")
+    assert refused.status_code == 429
+    assert refused.headers["content-type"].startswith("text/html")
+    assert refused.headers["retry-after"] == refused.headers["ratelimit-reset"]
+    assert refused.headers["ratelimit-limit"] == "60"
