@@ -38,7 +38,8 @@ async def login_form(
 @post(LOGIN, include_in_schema=False, status_code=200)
 async def login(request: Request[Any, Any, Any]) -> Response[Any]:
     """A wrong user name or password gets one message for both (no account enumeration);
-    too many failures get 429 with ``Retry-After`` and say, in Portuguese, when to retry."""
+    too many failures get 429 with ``Retry-After`` and say (in the visitor's language,
+    pt-BR by default) how long to wait."""
     form = await request.form()
     username = str(form.get("username") or "").strip()
     password = str(form.get("password") or "")
