@@ -15,6 +15,8 @@ from services.workflow.api.deps import engine_of, reads_of
 from services.workflow.api.ports import MAX_PAGE, AuditView, DeadLetterView
 from services.workflow.api.schemas import AbandonBody, DeadLetterPage
 
+LetterStatus = Literal["open", "reprocessed", "abandoned", "repaired", "cancelled", "all"]
+
 
 class DeadLetterController(Controller):
     path = "/api/v1/dead-letters"
@@ -25,7 +27,7 @@ class DeadLetterController(Controller):
     async def list_letters(
         self,
         request: Request[Any, Any, Any],
-        status: FromQuery[Literal["open", "reprocessed", "abandoned", "all"]] = "open",
+        status: FromQuery[LetterStatus] = "open",
         before: FromQuery[UUID | None] = None,
         limit: Annotated[int, Parameter(ge=1, le=MAX_PAGE)] = 50,
     ) -> DeadLetterPage:

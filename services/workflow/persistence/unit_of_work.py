@@ -1014,6 +1014,19 @@ class SqlUnitOfWork:
             .values(status=status, resolved_at=now)
         )
 
+    async def resolve_open_dead_letters(
+        self, instance_id: str, status: str, now: datetime
+    ) -> list[str]:
+        c = t.dead_letters.c
+        mine = (c.instance_id == instance_id, c.status == "open")
+        rows = await self.conn.execute(sa.select(c.id).where(*mine).order_by(c.created_at, c.id))
+        ids = [str(r.id) for r in rows]
+        if ids:
+            await self.conn.execute(
+                t.dead_letters.update().where(*mine).values(status=status, resolved_at=now)
+            )
+        return ids
+
     async def complete_signalled_tasks(
         self, instance_id: str, node_id: str, actor_id: str, now: datetime
     ) -> None:

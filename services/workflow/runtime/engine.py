@@ -309,12 +309,31 @@ class Engine:
     async def cancel(self, instance_id: str, *, reason: str, actor: Actor) -> InstanceView:
         if not reason.strip():
             raise ValidationFailed("a cancellation needs a reason", instance_id=instance_id)
+
+        async def close_dead_letters(uow: UnitOfWork, record: InstanceRecord) -> None:
+            # A cancelled instance has no step left to reprocess: its open dead letters close
+            # with it, in the same transaction, so none offers a reprocess that must fail.
+            for letter in await uow.resolve_open_dead_letters(
+                record.id, "cancelled", self.clock.now()
+            ):
+                await uow.audit(
+                    AuditEntry(
+                        action="workflow.dead_letter.cancelled",
+                        object_type="workflow_dead_letter",
+                        object_id=letter,
+                        actor=actor,
+                        after={"status": "cancelled", "instance": record.id},
+                        correlation_id=record.id,
+                    )
+                )
+
         record = await self.advance(
             instance_id,
             lambda r, s, now: Cancelled(at=now, reason="cancelled", actor=actor.id),
             actor=actor,
             audit_action="workflow.instance.cancelled",
             reason=reason,
+            before_commit=close_dead_letters,
         )
         return instance_view(record, with_context=True)
 

@@ -316,6 +316,12 @@ class UnitOfWork(Protocol):
 
     async def resolve_dead_letter(self, letter_id: str, status: str, now: datetime) -> None: ...
 
+    async def resolve_open_dead_letters(
+        self, instance_id: str, status: str, now: datetime
+    ) -> list[str]:
+        """Close every open dead letter of an instance; returns their ids, oldest first."""
+        ...
+
     async def complete_signalled_tasks(
         self, instance_id: str, node_id: str, actor_id: str, now: datetime
     ) -> None: ...

@@ -90,3 +90,21 @@ async def test_the_audit_trail_holds_the_instance_and_its_tasks(api: Api) -> Non
 async def test_the_audit_of_an_unknown_instance_is_404(api: Api) -> None:
     response = await api.client.get(f"/api/v1/instances/{UNKNOWN}/audit", headers=api.auth())
     assert response.status_code == 404
+
+
+async def test_cancelling_the_instance_closes_its_dead_letter(api: Api, clock: FixedClock) -> None:
+    letter = await _dead_letter(api, clock)
+    cancel = await api.client.post(
+        f"/api/v1/instances/{letter['instance_id']}/cancel",
+        json={"reason": "duplicate request"},
+        headers=api.auth(),
+    )
+    assert cancel.status_code == 200
+    open_page = (await api.client.get("/api/v1/dead-letters", headers=api.auth())).json()
+    assert open_page["items"] == []
+    shown = await api.client.get(f"/api/v1/dead-letters/{letter['id']}", headers=api.auth())
+    assert shown.json()["status"] == "cancelled"
+    closed = await api.client.get(
+        "/api/v1/dead-letters", params={"status": "cancelled"}, headers=api.auth()
+    )
+    assert [item["id"] for item in closed.json()["items"]] == [letter["id"]]

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
+from contracts.errors import InvalidTransition
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
+from core.audit import read_trail
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from tests.fakes.purchase import PurchasePlugin, order, retryable
@@ -71,3 +75,25 @@ async def test_abandoning_a_dead_letter_fails_the_instance(
     view = await wf.engine.abandon(letter["id"], actor=OPERATOR, reason="supplier gone")
     assert view.status == "failed"
     assert purchase.release.calls == 0  # nothing had completed, nothing to compensate
+
+
+async def test_cancelling_an_instance_closes_its_open_dead_letter(
+    wf: WorkflowService, clock: FixedClock, purchase: PurchasePlugin
+) -> None:
+    instance_id = await _exhaust_stock(wf, clock, purchase)
+    async with wf.engine._uow() as uow:
+        (letter,) = await uow.list_dead_letters()
+    view = await wf.engine.cancel(instance_id, reason="duplicate request", actor=OPERATOR)
+    assert view.status == "cancelled"
+    async with wf.engine._uow() as uow:
+        assert await uow.list_dead_letters() == []
+        closed = await uow.get_dead_letter(letter["id"])
+        trail = await read_trail(uow.conn, "workflow_dead_letter", letter["id"])
+    assert closed is not None
+    assert (closed["status"], closed["resolved_at"]) == ("cancelled", clock.now())
+    assert [(e.entry.action, e.entry.actor) for e in trail] == [
+        ("workflow.dead_letter.cancelled", OPERATOR)
+    ]
+    with pytest.raises(InvalidTransition):
+        await wf.engine.reprocess(letter["id"], actor=OPERATOR)
+    assert purchase.stock.calls == 5  # nothing ran again
