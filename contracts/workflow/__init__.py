@@ -4,6 +4,7 @@ from contracts.workflow.engine import WorkflowEngine
 from contracts.workflow.handlers import DataProvider, StepControl, WorkflowHandler
 from contracts.workflow.subject import WorkflowSubject
 from contracts.workflow.types import (
+    FailureView,
     HistoryEntry,
     InstanceView,
     StartRequest,
@@ -16,6 +17,7 @@ from contracts.workflow.types import (
 
 __all__ = [
     "DataProvider",
+    "FailureView",
     "HistoryEntry",
     "InstanceView",
     "StartRequest",

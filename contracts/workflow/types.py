@@ -49,6 +49,20 @@ class StartRequest(msgspec.Struct, frozen=True, kw_only=True):
     actor: Actor = Actor(kind="system", id="api")
 
 
+class FailureView(msgspec.Struct, frozen=True, kw_only=True):
+    """Why a failed instance failed: stable codes plus a sentence for people (pt-BR).
+
+    ``reason`` is the engine's code (``condition_error``, ``retry_ceiling``...), ``cause`` the
+    failed rule's own code when a rule failed at run time (``timeout``, ``division_by_zero``,
+    ``activation_too_large``, ``missing_variable``...). Never data from the context.
+    """
+
+    reason: str
+    node_id: str | None = None
+    cause: str | None = None
+    message: str
+
+
 class InstanceView(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     protocol: str
@@ -64,6 +78,8 @@ class InstanceView(msgspec.Struct, frozen=True, kw_only=True):
     due_at: datetime | None
     row_version: int
     context: dict[str, Any] = {}
+    failure: FailureView | None = None
+    """Set once the instance failed (or is compensating after a failure)."""
 
 
 class TaskView(msgspec.Struct, frozen=True, kw_only=True):

@@ -198,6 +198,9 @@ def show_cmd(instance_id: str, as_json: bool) -> None:
             f"{v.protocol}  {v.definition_key} v{v.definition_version}  {v.status}",
             f"  at: {', '.join(v.current_nodes) or '-'}",
         ]
+        if v.failure is not None:
+            codes = "/".join(c for c in (v.failure.reason, v.failure.cause) if c)
+            lines.append(f"  failure: {v.failure.message} [{codes}]")
         lines += [f"  task {t.id} {t.node_id} [{t.queue}] {t.status}" for t in d["tasks"]]
         lines += [
             f"  {h.seq:3} {h.at:%Y-%m-%d %H:%M:%S} {h.event} {h.from_node or ''}->{h.to_node or ''}"

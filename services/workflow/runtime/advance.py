@@ -36,6 +36,7 @@ from .effects import (
     StartTimer,
     Transitioned,
 )
+from .failures import rule_cause
 from .state import (
     TERMINAL,
     CompletedNode,
@@ -193,11 +194,11 @@ class Run:
         for i, (condition, target) in enumerate(self.m.branches[node.id]):
             try:
                 value = condition(self.context)
-            except RuleError:
-                self.fail("condition_error", node.id)
+            except RuleError as exc:
+                self.fail("condition_error", node.id, rule_cause(exc))
                 return
             if not isinstance(value, bool):
-                self.fail("condition_not_boolean", node.id)
+                self.fail("condition_not_boolean", node.id, "not_boolean")
                 return
             if value:
                 self.arrivals.append((token_id, target, node.id, f"branches[{i}]"))
@@ -255,12 +256,12 @@ class Run:
         if node.until is not None:
             try:
                 value = self.m.until[node.id](self.context)
-            except RuleError:
-                self.fail("timer_error", node.id)
+            except RuleError as exc:
+                self.fail("timer_error", node.id, rule_cause(exc))
                 return
             due_at = _timestamp(value)
             if due_at is None:
-                self.fail("timer_error", node.id)
+                self.fail("timer_error", node.id, "not_a_time")
                 return
             self._timer(token_id, node.id, ag, node.id, True, None, None, due_at=due_at)
             return
@@ -324,10 +325,11 @@ class Run:
         self.status = status
         self.emit(InstanceFinished(status=status, reason_code=reason, node_id=node_id))
 
-    def fail(self, reason_code: str, node_id: str | None) -> None:
-        """Fail terminally: drop tokens, then run compensations (saga) before ``failed``."""
+    def fail(self, reason_code: str, node_id: str | None, cause: str | None = None) -> None:
+        """Fail terminally: drop tokens, then run compensations (saga) before ``failed``.
+        ``cause`` says why a rule failed (its stable code: ``timeout``, ``division_by_zero``...)."""
         self._drop_all_tokens("failed")
-        self.failure = FailureInfo(reason_code=reason_code, node_id=node_id)
+        self.failure = FailureInfo(reason_code=reason_code, node_id=node_id, cause=cause)
         self.compensations = [
             PendingCompensation(
                 node_id=c.node_id, attempt_group=c.attempt_group, handler=c.compensation

@@ -94,10 +94,13 @@ class PendingCompensation(_Data, frozen=True, kw_only=True):
 
 
 class FailureInfo(_Data, frozen=True, kw_only=True):
-    """Why the instance failed: a code and the node, never data from the context."""
+    """Why the instance failed: a code and the node, never data from the context. ``cause``
+    is the failed rule's own code (``timeout``, ``division_by_zero``, ``activation_too_large``,
+    ``missing_variable``...) when a condition or a timer's ``until`` failed at run time."""
 
     reason_code: str
     node_id: str | None = None
+    cause: str | None = None
 
 
 class InstanceState(_Data, frozen=True, kw_only=True):

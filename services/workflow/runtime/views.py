@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contracts.workflow.types import HistoryEntry, InstanceView, SubjectRef, TaskView
+from services.workflow.runtime.failures import failure_view
 from services.workflow.runtime.ports import HistoryRecord, InstanceRecord, TaskRecord
 
 
@@ -24,6 +25,7 @@ def instance_view(r: InstanceRecord, *, with_context: bool = False) -> InstanceV
         due_at=r.due_at,
         row_version=r.row_version,
         context=dict(r.context) if with_context else {},
+        failure=failure_view(r.state) if r.status in ("failed", "compensating") else None,
     )
 
 

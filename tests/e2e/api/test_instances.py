@@ -206,3 +206,43 @@ async def test_a_body_over_the_size_limit_is_413(api: Api) -> None:
     huge = {"definition_key": "esic_like.request", "context": {"pedido": "x" * (1024 * 1024)}}
     response = await api.client.post("/api/v1/instances", json=huge, headers=api.auth())
     assert response.status_code == 413
+
+
+async def test_a_failed_condition_is_explained_in_the_instance(api: Api) -> None:
+    definition = {
+        "format": 1,
+        "key": "route.api",
+        "name": "Route",
+        "protocol_prefix": "RTA",
+        "nodes": [
+            {"id": "ask", "type": "start", "produces": ["n"], "next": "route"},
+            {
+                "id": "route",
+                "type": "exclusive",
+                "branches": [{"when": "100 / n > 1", "next": "done"}],
+                "default": "done",
+            },
+            {"id": "done", "type": "end"},
+        ],
+    }
+    published = await api.client.post("/api/v1/workflows", json=definition, headers=api.auth())
+    assert published.status_code == 201, published.text
+    started = await api.client.post(
+        "/api/v1/instances",
+        json={"definition_key": "route.api", "context": {"n": 0}},
+        headers=api.auth(),
+    )
+    assert started.status_code == 201, started.text
+    shown = await api.client.get(
+        f"/api/v1/instances/{started.json()['id']}", headers=api.auth("reader")
+    )
+    body = shown.json()
+    assert body["status"] == "failed"
+    assert body["failure"] == {
+        "reason": "condition_error",
+        "node_id": "route",
+        "cause": "division_by_zero",
+        "message": (
+            "A condição de um desvio falhou na etapa route: a regra fez uma divisão por zero."
+        ),
+    }
