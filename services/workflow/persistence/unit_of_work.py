@@ -785,6 +785,21 @@ class SqlUnitOfWork:
         value = (await self.conn.execute(q.LAST_ATTEMPT, params)).scalar()
         return int(value or 0)
 
+    async def budget_start(
+        self, instance_id: str, node_id: str, kind: str, attempt_group: int
+    ) -> int:
+        c, d = t.step_runs.c, t.dead_letters.c
+        lettered = sa.select(d.step_run_id).where(d.instance_id == instance_id)
+        query = sa.select(sa.func.max(c.attempt)).where(
+            c.instance_id == instance_id,
+            c.node_id == node_id,
+            c.kind == kind,
+            c.attempt_group == attempt_group,
+            sa.or_(c.status == "rejected", c.id.in_(lettered)),
+        )
+        value = (await self.conn.execute(query)).scalar()
+        return int(value or 0)
+
     async def last_checkpoint(
         self, instance_id: str, node_id: str, kind: str, attempt_group: int
     ) -> dict[str, Any] | None:

@@ -504,7 +504,6 @@ class Executor:
             info["code"] = "lease_expired"
         if isinstance(exc, HandlerFailure) and not exc.retryable:
             return await self._reject(step, model, _Rejected("not_retryable"))
-        retry = step.attempt < policy.max_attempts
         now = self._clock.now()
         async with self._uow() as uow:
             current = await uow.get_step_run(step.id)
@@ -518,9 +517,15 @@ class Executor:
                 )
             ):
                 return "lease_lost"
+            # An operator's retry (after a rejection) or reprocess (after a dead letter) starts
+            # a fresh budget of max_attempts; the attempt numbers and the key go on unchanged.
+            used = step.attempt - await uow.budget_start(
+                step.instance_id, step.node_id, step.kind, step.attempt_group
+            )
+            retry = used < policy.max_attempts
             await uow.update_step_run(step.id, status="failed", error=info, finished_at=now)
             if retry:
-                due = now + backoff(policy, step.attempt, step.idempotency_key)
+                due = now + backoff(policy, used, step.idempotency_key)
                 nxt = msgspec.structs.replace(
                     step,
                     id=str(self._engine._ids.new_id()),
@@ -554,7 +559,7 @@ class Executor:
                         "reason": "retry_ceiling",
                         "last_error": info,
                         "payload": step.input,
-                        "attempts": step.attempt,
+                        "attempts": used,
                         "created_at": now,
                     }
                 )

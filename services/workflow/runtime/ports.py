@@ -243,6 +243,13 @@ class UnitOfWork(Protocol):
         self, instance_id: str, node_id: str, kind: str, attempt_group: int
     ) -> int: ...
 
+    async def budget_start(
+        self, instance_id: str, node_id: str, kind: str, attempt_group: int
+    ) -> int:
+        """The last attempt of this attempt group that stopped for an operator (rejected by
+        the partner, or dead-lettered), 0 if none: the attempts after it are a fresh budget."""
+        ...
+
     async def last_checkpoint(
         self, instance_id: str, node_id: str, kind: str, attempt_group: int
     ) -> dict[str, Any] | None: ...
