@@ -47,11 +47,14 @@ class QueueRegistrar(Protocol):
         *,
         members: tuple[str, ...] = (),
         permission: str | None = None,
+        forward_to: tuple[str, ...] = (),
     ) -> None:
         """Declare a human work queue (``diario.revisao``) and optional default member user ids.
 
         ``permission`` is the module permission a member must also hold to work on the queue's
         tasks (membership alone is not enough); ``None`` means ``workflow.tasks``.
+        ``forward_to`` lists the queues a member may forward this queue's tasks into even
+        without being a member there (a member may always forward into their own queues).
         """
         ...
 

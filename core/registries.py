@@ -27,6 +27,7 @@ class Collected:
     handlers: dict[str, WorkflowHandler] = field(default_factory=dict)
     forms: list[Mapping[str, Any]] = field(default_factory=list)
     queues: dict[str, tuple[str, tuple[str, ...], str]] = field(default_factory=dict)
+    forward_targets: dict[str, tuple[str, ...]] = field(default_factory=dict)
     data_providers: dict[str, DataProvider] = field(default_factory=dict)
     subjects: dict[str, WorkflowSubject] = field(default_factory=dict)
     routes: list[Any] = field(default_factory=list)
@@ -100,9 +101,12 @@ class QueueRegistrar(_Bound):
         *,
         members: tuple[str, ...] = (),
         permission: str | None = None,
+        forward_to: tuple[str, ...] = (),
     ) -> None:
         self._c.claim("queue", key, self._plugin)
         self._c.queues[key] = (name, tuple(members), permission or DEFAULT_QUEUE_PERMISSION)
+        if forward_to:
+            self._c.forward_targets[key] = tuple(dict.fromkeys(forward_to))
 
 
 class DataProviderRegistrar(_Bound):
@@ -148,6 +152,7 @@ class Registrations:
     handlers: Mapping[str, WorkflowHandler]
     forms: tuple[Mapping[str, Any], ...]
     queues: Mapping[str, tuple[str, tuple[str, ...], str]]
+    forward_targets: Mapping[str, tuple[str, ...]]
     data_providers: Mapping[str, DataProvider]
     subjects: Mapping[str, WorkflowSubject]
     _owners: Mapping[tuple[str, str], str]
@@ -163,6 +168,7 @@ class Registrations:
             handlers=MappingProxyType(dict(c.handlers)),
             forms=tuple(c.forms),
             queues=MappingProxyType(dict(c.queues)),
+            forward_targets=MappingProxyType(dict(c.forward_targets)),
             data_providers=MappingProxyType(dict(c.data_providers)),
             subjects=MappingProxyType(dict(c.subjects)),
             _owners=MappingProxyType(dict(c.owners)),

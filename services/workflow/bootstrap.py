@@ -166,7 +166,12 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         assert isinstance(unit, SqlUnitOfWork)
         return SqlHumanRepo(unit.conn)
 
-    guard = TaskGuard(permissions=platform.permissions, compiler=compiler, expressions=rules)
+    guard = TaskGuard(
+        permissions=platform.permissions,
+        compiler=compiler,
+        expressions=rules,
+        forward_targets=platform.registrations.forward_targets,
+    )
     tasks = TaskService(
         uow_factory=uow,
         store=human_store,

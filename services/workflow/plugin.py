@@ -28,6 +28,10 @@ def tramita_register_permissions(registry: PermissionRegistrar) -> None:
     registry.add("workflow.operate", "Reprocess dead letters, repair and migrate instances")
     registry.add("workflow.tasks", "Work on human tasks of queues one is a member of")
     registry.add("workflow.admin", "Manage queues, members and calendars")
+    registry.add(
+        "workflow.tasks.forward_any",
+        "Forward tasks into any active queue, also those one is not a member of",
+    )
 
 
 @hookimpl

@@ -73,7 +73,11 @@ class PurchasePlugin:
 
     @hookimpl
     def tramita_register_queues(self, registry: Any) -> None:
-        registry.add("purchase.managers", "Purchase managers")
+        registry.add(
+            "purchase.managers",
+            "Purchase managers",
+            forward_to=("purchase.approval.operators",),
+        )
         registry.add("purchase.approval.operators", "Purchase operators")
 
     @hookimpl

@@ -1,7 +1,9 @@
 """Task actions: claim, release, complete, forward and their bulk forms.
 
 Every action is one unit of work that is authorised (the queue's module permission *and*
-membership of the task's queue — claiming never bypasses either), checks separation of duties
+membership of the task's queue — claiming never bypasses either; an administrator may always
+move a task: forward, reassign, abandon), forwards only into queues the forwarding policy
+allows (``TaskGuard.may_forward_into``), checks separation of duties
 before a person can even hold a task they could not complete, writes an audit entry and, when
 given an idempotency key, records its answer so a double click or a retried request does the
 work once and gets the same answer back. Completing validates the form submission against the
@@ -126,13 +128,14 @@ class TaskService:
             uow: UnitOfWork, store: HumanStore, task: TaskRecord, now: datetime, grants: Grants
         ) -> None:
             ensure_open(task)
-            await self._guard.authorise(store, task, actor.id, "actor", grants)
+            await self._guard.authorise_holder(store, task, actor.id, grants)
             if task.status == "claimed" and task.assignee != actor.id:
                 await self._guard.require_supervisor(task, grants[actor.id])
             if to_queue is not None:
                 queue = await store.queue(to_queue)
                 if queue is None or not queue.active:
                     raise NotFound("unknown or inactive queue", queue=to_queue)
+                await self._guard.may_forward_into(store, task, actor.id, to_queue, grants)
                 values: dict[str, Any] = {
                     "queue": to_queue,
                     "assignee": None,
@@ -328,7 +331,7 @@ class TaskService:
                 raise InvalidTransition(
                     "the task is not claimed", task_id=task.id, code="not_claimed"
                 )
-            await self._guard.authorise(store, task, actor.id, "actor", grants)
+            await self._guard.authorise_holder(store, task, actor.id, grants)
             if task.assignee != actor.id:
                 await self._guard.require_supervisor(task, grants[actor.id])
             await uow.update_task(task.id, status="ready", assignee=None, claimed_at=None)

@@ -28,6 +28,7 @@ from services.workflow.forms import (
 from services.workflow.runtime.applier import state_from_json
 from services.workflow.runtime.human_ports import (
     DEFAULT_PERMISSION,
+    FORWARD_ANY_PERMISSION,
     SUPERVISOR_PERMISSION,
     FormRecord,
     Grants,
@@ -45,10 +46,12 @@ class TaskGuard:
         permissions: Permissions,
         compiler: ModelCompiler,
         expressions: ExpressionCompiler,
+        forward_targets: Mapping[str, tuple[str, ...]] | None = None,
     ) -> None:
         self._permissions = permissions
         self._compiler = compiler
         self._expressions = expressions
+        self._targets = dict(forward_targets or {})
         self._forms: dict[tuple[str, int], CompiledForm] = {}
 
     async def authorise(
@@ -73,6 +76,37 @@ class TaskGuard:
                 queue=task.queue or "",
                 who=who,
             )
+
+    async def authorise_holder(
+        self, store: HumanStore, task: TaskRecord, user_id: str, grants: Grants
+    ) -> None:
+        """Who may move a task (forward, reassign, abandon): anyone authorised on it, and an
+        administrator always — so a task that landed in the wrong queue is never stranded."""
+        if SUPERVISOR_PERMISSION not in grants.get(user_id, frozenset()):
+            await self.authorise(store, task, user_id, "actor", grants)
+
+    async def may_forward_into(
+        self, store: HumanStore, task: TaskRecord, user_id: str, target: str, grants: Grants
+    ) -> None:
+        """The forwarding policy: into a queue the person is a member of, into a ``forward_to``
+        target declared for the task's queue, or anywhere with ``workflow.tasks.forward_any``
+        or ``workflow.admin``. Anything else would hand the task to people the forwarder
+        cannot reach, and nobody of the source queue could bring it back."""
+        granted = grants.get(user_id, frozenset())
+        if granted & {SUPERVISOR_PERMISSION, FORWARD_ANY_PERMISSION}:
+            return
+        if target in self._targets.get(task.queue or "", ()):
+            return
+        if await store.is_member(target, user_id):
+            return
+        raise Forbidden(
+            "forwarding into a queue one is not a member of needs a declared target",
+            task_id=task.id,
+            code="forward_not_allowed",
+            queue=task.queue or "",
+            target=target,
+            permission=FORWARD_ANY_PERMISSION,
+        )
 
     async def permissions_of(self, user_id: str) -> frozenset[str]:
         """Kernel user ids are UUIDs: anything else is nobody, and holds nothing."""

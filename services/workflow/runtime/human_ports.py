@@ -19,7 +19,10 @@ from services.workflow.runtime.ports import TaskRecord, UnitOfWork
 
 DEFAULT_PERMISSION = "workflow.tasks"
 SUPERVISOR_PERMISSION = "workflow.admin"
-"""Lets a queue member forward, reassign or abandon a task someone else holds."""
+"""Lets a person forward, reassign or abandon any task (someone else's, or of a queue they are
+not a member of): an administrator can always move a task out of the wrong queue."""
+FORWARD_ANY_PERMISSION = "workflow.tasks.forward_any"
+"""Lets a member forward their queue's tasks into any active queue."""
 OPEN = ("ready", "claimed")
 
 

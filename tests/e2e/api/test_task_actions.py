@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from contracts.kernel import Actor
 from tests.e2e.api.conftest import Api
 from tests.e2e.api.human_helpers import UNKNOWN, claim, open_tasks, user_id
+
+SYSTEM = Actor.system("test")
 
 
 async def _post(
@@ -57,6 +60,37 @@ async def test_forwarding_to_a_queue_makes_the_task_ready_there(api: Api) -> Non
         "purchase.approval.operators",
         "ready",
     )
+
+
+async def test_forwarding_into_a_queue_outside_the_policy_is_403(api: Api) -> None:
+    (task,) = await open_tasks(api, 1)
+    catalog = api.service.catalog
+    await catalog.remove_member("esic_like.juridico", user_id(api, "manager"), actor=SYSTEM)
+    response = await _post(
+        api, f"/api/v1/tasks/{task['id']}/forward", body={"to_queue": "esic_like.juridico"}
+    )
+    assert response.status_code == 403
+    problem = response.json()
+    assert (problem["code"], problem["target"]) == ("forward_not_allowed", "esic_like.juridico")
+    shown = await api.client.get(
+        f"/api/v1/instances/{task['instance_id']}/tasks", headers=api.auth("manager")
+    )
+    assert [t["queue"] for t in shown.json()] == ["purchase.managers"]
+
+
+async def test_an_admin_outside_the_queue_can_always_reassign(api: Api) -> None:
+    (task,) = await open_tasks(api, 1)
+    await api.service.catalog.remove_member(
+        "purchase.managers", user_id(api, "admin"), actor=SYSTEM
+    )
+    response = await _post(
+        api,
+        f"/api/v1/tasks/{task['id']}/forward",
+        user="admin",
+        body={"to_queue": "esic_like.juridico"},
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["queue"] == "esic_like.juridico"
 
 
 async def test_forwarding_to_a_member_makes_the_task_theirs(api: Api) -> None:

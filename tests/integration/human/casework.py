@@ -90,7 +90,12 @@ class CaseworkPlugin:
 
     @hookimpl
     def tramita_register_queues(self, registry: Any) -> None:
-        registry.add("casework.reviewers", "Reviewers", permission="casework.review")
+        registry.add(
+            "casework.reviewers",
+            "Reviewers",
+            permission="casework.review",
+            forward_to=("casework.supervisors",),
+        )
         registry.add("casework.supervisors", "Supervisors", permission="casework.review")
 
     @hookimpl
