@@ -101,9 +101,12 @@ class PublicSource(msgspec.Struct, frozen=True, kw_only=True):
     status: str
     started_at: datetime
     ended_at: datetime | None
-    definition: dict[str, Any]
-    entered: list[tuple[str, datetime]]
-    """(node id, when) for every history row that entered a node, in order."""
+    definitions: dict[str, dict[str, Any]]
+    """Version id -> definition, for every version the instance has been on."""
+    entered: list[tuple[str, datetime, str]]
+    """(node id, when, version id it was entered on) for every history row that entered a node,
+    in order — except the moves a migration made: a migration is not a step of the case, and
+    what happened before it keeps the labels of the version it happened on."""
 
 
 class StepRunView(msgspec.Struct, frozen=True, kw_only=True):

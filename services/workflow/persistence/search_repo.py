@@ -219,26 +219,41 @@ class SqlApiReads:
             found = (
                 await conn.execute(
                     sa.select(
-                        i.id, i.protocol, i.status, i.started_at, i.ended_at, t.versions.c.schema
-                    )
-                    .join(t.versions, t.versions.c.id == i.version_id)
-                    .where(i.protocol == protocol)
+                        i.id, i.protocol, i.status, i.started_at, i.ended_at, i.version_id
+                    ).where(i.protocol == protocol)
                 )
             ).first()
             if found is None:
                 return None
-            entered = await conn.execute(
-                sa.select(h.to_node, h.at)
-                .where(h.instance_id == found.id, h.to_node.is_not(None))
-                .order_by(h.seq)
+            rows = (
+                await conn.execute(
+                    sa.select(h.event, h.to_node, h.at, h.data)
+                    .where(
+                        h.instance_id == found.id,
+                        sa.or_(h.to_node.is_not(None), h.event == "migrated"),
+                    )
+                    .order_by(h.seq)
+                )
+            ).all()
+            migrations = [r.data["event"] for r in rows if r.event == "migrated"]
+            version = migrations[0]["from_version_id"] if migrations else found.version_id
+            steps: list[tuple[str, datetime, str]] = []
+            for r in rows:
+                if r.event == "migrated":
+                    version = r.data["event"]["to_version_id"]
+                elif r.event != "transition.migrated":
+                    steps.append((str(r.to_node), r.at, str(version)))
+            used = {found.version_id, *(v for _, _, v in steps)}
+            schemas = await conn.execute(
+                sa.select(t.versions.c.id, t.versions.c.schema).where(t.versions.c.id.in_(used))
             )
-            steps = [(str(r.to_node), r.at) for r in entered]
+            definitions = {str(v.id): msgspec.json.decode(v.schema) for v in schemas}
         return PublicSource(
             protocol=found.protocol,
             status=found.status,
             started_at=found.started_at,
             ended_at=found.ended_at,
-            definition=msgspec.json.decode(found.schema),
+            definitions=definitions,
             entered=steps,
         )
 

@@ -45,10 +45,12 @@ def public_labels(definition: dict[str, object]) -> dict[str, str]:
 
 
 def build_timeline(source: PublicSource) -> PublicTimeline:
-    labels = public_labels(source.definition)
+    """Each step keeps the label of the version it happened on: a migration changes only what
+    comes after it, never the steps the citizen has already seen (nor their dates)."""
+    labels = {v: public_labels(d) for v, d in source.definitions.items()}
     steps: list[PublicStep] = []
-    for node_id, at in source.entered:
-        label = labels.get(node_id)
+    for node_id, at, version in source.entered:
+        label = labels.get(version, {}).get(node_id)
         if label is None or (steps and steps[-1].label == label):
             continue
         steps.append(PublicStep(label=label, at=at))

@@ -132,6 +132,9 @@ class Applier:
         # already taken means this decision was made on a stale read of the instance — the
         # store reports that before anything else is written.
         await uow.append_history_rows(record.id, self._history(state, event, decision, actor, now))
+        # A migration that moves a waiting person's work to another node closes the old task and
+        # opens one on the new node: the new one keeps when the work arrived (the past stays).
+        carried: dict[str, datetime] = {}
         for effect in decision.effects:
             if isinstance(effect, Transitioned):
                 await self._announce(uow, record, model, state, effect, now)
@@ -164,8 +167,11 @@ class Applier:
                     now,
                 )
             elif isinstance(effect, OpenTask):
-                await self._open_task(uow, record, model, effect, now)
+                since = carried.pop(effect.token_id, now)
+                await self._open_task(uow, record, model, effect, now, since)
             elif isinstance(effect, CloseTasks):
+                if effect.reason == "migrated":
+                    carried.update(await self._opened_at(uow, record.id, effect))
                 await uow.close_tasks(
                     record.id,
                     effect.token_id,
@@ -377,6 +383,20 @@ class Applier:
         await uow.add_step_run(step)
         await uow.enqueue(step_topic(queue), step.id, {"step_run_id": step.id}, available_at=now)
 
+    @staticmethod
+    async def _opened_at(
+        uow: UnitOfWork, instance_id: str, effect: CloseTasks
+    ) -> dict[str, datetime]:
+        """When the token's still-open task at the node was created (nothing if none is open)."""
+        opened = [
+            t.created_at
+            for t in await uow.tasks(instance_id)
+            if (t.token_id, t.node_id, t.attempt_group)
+            == (effect.token_id, effect.node_id, effect.attempt_group)
+            and t.status in ("ready", "claimed")
+        ]
+        return {effect.token_id: min(opened)} if opened else {}
+
     async def _open_task(
         self,
         uow: UnitOfWork,
@@ -384,6 +404,7 @@ class Applier:
         model: CompiledModel,
         effect: OpenTask,
         now: datetime,
+        since: datetime,
     ) -> None:
         node = model.nodes[effect.node_id]
         name = node.name or effect.node_id
@@ -411,7 +432,7 @@ class Applier:
                 outcome=None,
                 completed_by=None,
                 due_at=self._sla(model, effect, now),
-                created_at=now,
+                created_at=since,
                 claimed_at=None,
                 completed_at=None,
             )
