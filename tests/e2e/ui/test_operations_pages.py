@@ -18,6 +18,7 @@ import pytest
 import uvicorn
 from playwright.async_api import Browser, expect
 
+from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
 from core.app import Platform
 from core.clock import FixedClock
@@ -215,3 +216,38 @@ async def test_the_stuck_page_needs_the_operate_permission(
     response = await page.goto(f"{ops_site.url}{STUCK}")
     await context.close()
     assert response is not None and response.status == 403
+
+
+async def test_the_instance_page_says_why_a_condition_failed(
+    ops_site: OpsSite, browser: Browser
+) -> None:
+    definition = {
+        "format": 1,
+        "key": "route.page",
+        "name": "Route",
+        "protocol_prefix": "RTP",
+        "nodes": [
+            {"id": "ask", "type": "start", "produces": ["n"], "next": "route"},
+            {
+                "id": "route",
+                "type": "exclusive",
+                "branches": [{"when": "100 / n > 1", "next": "done"}],
+                "default": "done",
+            },
+            {"id": "done", "type": "end"},
+        ],
+    }
+    engine = ops_site.service.engine
+    await engine.publisher.publish(definition, actor=Actor(id="publisher"))
+    view = await engine.start(StartRequest(definition_key="route.page", context={"n": 0}))
+    assert view.status == "failed"
+    context, page = await new_page(browser)
+    await login(page, ops_site, OPERATOR)
+    await page.goto(f"{ops_site.url}/cms/workflow/instances/{view.id}")
+    await expect(page.locator("#failure-reason")).to_have_text(
+        "A condição de um desvio falhou na etapa route: a regra fez uma divisão por zero."
+    )
+    violations = await serious_violations(page)
+    await shoot(page, "41-ops-instance-failure-reason")
+    await context.close()
+    assert violations == []
