@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from contracts.registries import (
         CommandRegistrar,
         DataProviderRegistrar,
+        DeadlineRuleRegistrar,
         FormRegistrar,
         HandlerRegistrar,
         MigrationRegistrar,
@@ -89,6 +90,21 @@ def tramita_register_forms(registry: FormRegistrar) -> None:
     change it by registering a new version.
 
     Implemented by domain modules.
+    """
+
+
+@hookspec
+def tramita_register_deadline_rules(registry: DeadlineRuleRegistrar) -> None:
+    """Register legal deadline rules that timers and task SLAs name as ``deadline: {rule}``.
+
+    Each is a ``contracts.workflow.legal.LegalRule`` (counting, days, roll-forward, receipt,
+    extensions, legal basis).
+
+    Called at boot, before definitions are validated: publishing refuses a definition naming a
+    rule nobody registered. A city's configuration (``TRAMITA_WF_LEGAL_RULES``) may then
+    override a registered rule or add its own.
+
+    Implemented by domain modules whose processes have legal deadlines (e-SIC, Ouvidoria).
     """
 
 

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 from contracts.kernel import AuditWriter, Clock, IdGen, Permissions
 from contracts.workflow.engine import WorkflowEngine
 from contracts.workflow.handlers import DataProvider, WorkflowHandler
+from contracts.workflow.legal import LegalRule
 from contracts.workflow.subject import WorkflowSubject
 
 
@@ -36,6 +37,11 @@ class Registrations(Protocol):
     def data_providers(self) -> Mapping[str, DataProvider]: ...
     @property
     def subjects(self) -> Mapping[str, WorkflowSubject]: ...
+    @property
+    def deadline_rules(self) -> Mapping[str, LegalRule]:
+        """Legal deadline rules by key, as modules registered them (before city overrides)."""
+        ...
+
     def owner(self, kind: str, name: str) -> str:
         """The plugin that registered ``name`` of ``kind``."""
         ...

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from contracts.workflow.handlers import DataProvider, WorkflowHandler
+from contracts.workflow.legal import LegalRule
 from contracts.workflow.subject import WorkflowSubject
 
 
@@ -36,6 +37,13 @@ class HandlerRegistrar(Protocol):
 class FormRegistrar(Protocol):
     def add(self, form: Mapping[str, Any]) -> None:
         """Register a form schema (``key``, ``version``, ``fields``) as data."""
+        ...
+
+
+class DeadlineRuleRegistrar(Protocol):
+    def add(self, rule: LegalRule) -> None:
+        """Register a legal deadline rule (``lai.request``) that definitions name in
+        ``deadline: {rule: ...}``; a city's configuration may override it by key."""
         ...
 
 

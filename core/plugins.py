@@ -117,6 +117,10 @@ class PluginHost:
             self._each("tramita_register_queues", lambda f, p: f(registry=r.QueueRegistrar(c, p)))
             self._each("tramita_register_forms", lambda f, p: f(registry=r.FormRegistrar(c, p)))
             self._each(
+                "tramita_register_deadline_rules",
+                lambda f, p: f(registry=r.DeadlineRuleRegistrar(c, p)),
+            )
+            self._each(
                 "tramita_register_handlers", lambda f, p: f(registry=r.HandlerRegistrar(c, p))
             )
             self._each(

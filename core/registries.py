@@ -14,6 +14,7 @@ from typing import Any
 
 from contracts.errors import DuplicateRegistration, PluginError
 from contracts.workflow.handlers import DataProvider, WorkflowHandler
+from contracts.workflow.legal import LegalRule
 from contracts.workflow.subject import WorkflowSubject
 
 
@@ -30,6 +31,7 @@ class Collected:
     forward_targets: dict[str, tuple[str, ...]] = field(default_factory=dict)
     data_providers: dict[str, DataProvider] = field(default_factory=dict)
     subjects: dict[str, WorkflowSubject] = field(default_factory=dict)
+    deadline_rules: dict[str, LegalRule] = field(default_factory=dict)
     routes: list[Any] = field(default_factory=list)
     migrations: dict[str, Path] = field(default_factory=dict)
     commands: list[Any] = field(default_factory=list)
@@ -115,6 +117,17 @@ class DataProviderRegistrar(_Bound):
         self._c.data_providers[name] = provider
 
 
+class DeadlineRuleRegistrar(_Bound):
+    def add(self, rule: LegalRule) -> None:
+        if not isinstance(rule, LegalRule):
+            raise PluginError(
+                f"deadline rule from plugin {self._plugin!r} is not a LegalRule",
+                plugin=self._plugin,
+            )
+        self._c.claim("deadline rule", rule.key, self._plugin)
+        self._c.deadline_rules[rule.key] = rule
+
+
 class SubjectRegistrar(_Bound):
     def add(self, subject: WorkflowSubject) -> None:
         self._c.claim("subject", subject.subject_type, self._plugin)
@@ -155,6 +168,7 @@ class Registrations:
     forward_targets: Mapping[str, tuple[str, ...]]
     data_providers: Mapping[str, DataProvider]
     subjects: Mapping[str, WorkflowSubject]
+    deadline_rules: Mapping[str, LegalRule]
     _owners: Mapping[tuple[str, str], str]
 
     def owner(self, kind: str, name: str) -> str:
@@ -171,5 +185,6 @@ class Registrations:
             forward_targets=MappingProxyType(dict(c.forward_targets)),
             data_providers=MappingProxyType(dict(c.data_providers)),
             subjects=MappingProxyType(dict(c.subjects)),
+            deadline_rules=MappingProxyType(dict(c.deadline_rules)),
             _owners=MappingProxyType(dict(c.owners)),
         )

@@ -8,6 +8,7 @@ from typing import Any
 from contracts.hookspecs import hookimpl
 from contracts.platform import PlatformContext
 from contracts.registries import (
+    DeadlineRuleRegistrar,
     FormRegistrar,
     HandlerRegistrar,
     MigrationRegistrar,
@@ -17,6 +18,7 @@ from contracts.registries import (
     WorkflowRegistrar,
 )
 from modules.esic.demo import run_demo
+from modules.esic.legal import RULES
 from modules.esic.notify import Runtime, handlers, subjects
 from modules.esic.workflows import FORMS, MANIFESTACAO, PEDIDO, QUEUES
 
@@ -47,6 +49,12 @@ def tramita_register_queues(registry: QueueRegistrar) -> None:
 def tramita_register_forms(registry: FormRegistrar) -> None:
     for form in FORMS:
         registry.add(form)
+
+
+@hookimpl
+def tramita_register_deadline_rules(registry: DeadlineRuleRegistrar) -> None:
+    for rule in RULES:
+        registry.add(rule)
 
 
 @hookimpl

@@ -1,10 +1,12 @@
 """``esic.pedido`` (Lei 12.527/2011) and ``ouvidoria.manifestacao`` (Lei 13.460/2017) as data.
 
-e-SIC: 20 business days to answer, one 10-day extension with a justification (the ``extend``
-outcome of the analysis task), appeal within 10 days of the answer to the first instance
-(answer in 5 business days), then to the second instance, then closure. Routing: an exclusive
-gateway sends the request to its sector's queue. The citizen is e-mailed at each public
-transition by notification nodes. Ouvidoria: 30 days to answer, extendable once by 30.
+e-SIC: 20 days to answer (``lai.request``), one 10-day extension with a justification (the
+``extend`` outcome of the analysis task) counted from the deadline in force, the citizen's
+10-day appeal window (``lai.appeal_window``), 5 days per appeal decision
+(``lai.appeal_decision``), then closure; the rules are data in ``modules/esic/legal.py``.
+Routing: an exclusive gateway sends the request to its sector's queue. The citizen is e-mailed
+at each public transition by notification nodes. Ouvidoria: 30 days to answer, extendable once
+by 30 (``ouvidoria.manifestation``).
 """
 
 from __future__ import annotations
@@ -86,8 +88,13 @@ def _task(node_id: str, queue: str, form: str, produces: list[str], **rest: Any)
     }
 
 
-def _expiry(days: int) -> list[dict[str, Any]]:
-    return [{"id": "deadline", "business_days": days, "next": "notify_expired"}]
+def _expiry(
+    rule: str, *, extension: bool = False, nxt: str = "notify_expired"
+) -> list[dict[str, Any]]:
+    deadline: dict[str, Any] = {"rule": rule}
+    if extension:
+        deadline["extension"] = True
+    return [{"id": "deadline", "deadline": deadline, "next": nxt}]
 
 
 def _sector_nodes(sector: str) -> list[dict[str, Any]]:
@@ -98,7 +105,7 @@ def _sector_nodes(sector: str) -> list[dict[str, Any]]:
             q,
             "esic.analysis@1",
             ["answer", "extension_reason"],
-            timers=_expiry(20),
+            timers=_expiry("lai.request"),
             public={"label": "Em análise"},
             outcomes={"answer": "notify_answered", "extend": f"notify_extended_{sector}"},
             outcome_requires={"answer": ["answer"], "extend": ["extension_reason"]},
@@ -115,7 +122,7 @@ def _sector_nodes(sector: str) -> list[dict[str, Any]]:
             q,
             "esic.answer@1",
             ["answer"],
-            timers=_expiry(10),
+            timers=_expiry("lai.request", extension=True),
             public={"label": "Prazo prorrogado"},
             next="notify_answered",
         ),
@@ -128,7 +135,9 @@ def _await_appeal(node_id: str, nxt: str, label: str) -> dict[str, Any]:
         "id": node_id,
         "type": "manual_task",
         "queue": WAITING_QUEUE,
-        "timers": [{"id": "window", "duration": "P10D", "next": "notify_closed"}],
+        "timers": [
+            {"id": "window", "deadline": {"rule": "lai.appeal_window"}, "next": "notify_closed"}
+        ],
         "public": {"label": label},
         "next": nxt,
     }
@@ -169,7 +178,7 @@ PEDIDO: dict[str, Any] = {
             APPEAL_1_QUEUE,
             "esic.appeal@1",
             ["appeal_answer"],
-            timers=_expiry(5),
+            timers=_expiry("lai.appeal_decision"),
             public={"label": "Recurso em 1ª instância"},
             next="notify_appeal_1",
         ),
@@ -182,7 +191,7 @@ PEDIDO: dict[str, Any] = {
             APPEAL_2_QUEUE,
             "esic.appeal@1",
             ["appeal_answer"],
-            timers=_expiry(5),
+            timers=_expiry("lai.appeal_decision"),
             public={"label": "Recurso em 2ª instância"},
             next="notify_appeal_2",
         ),
@@ -238,7 +247,7 @@ MANIFESTACAO: dict[str, Any] = {
             "form": "ouvidoria.answer@1",
             "consumes": ["case_id", "kind"],
             "produces": ["answer", "extension_reason"],
-            "timers": [{"id": "deadline", "duration": "P30D", "next": "notify_expired"}],
+            "timers": _expiry("ouvidoria.manifestation"),
             "public": {"label": "Em análise"},
             "outcomes": {"answer": "notify_answered", "extend": "notify_extended"},
             "outcome_requires": {"answer": ["answer"], "extend": ["extension_reason"]},
@@ -251,7 +260,7 @@ MANIFESTACAO: dict[str, Any] = {
             "form": "ouvidoria.answer@1",
             "consumes": ["case_id"],
             "produces": ["answer"],
-            "timers": [{"id": "deadline", "duration": "P30D", "next": "notify_expired"}],
+            "timers": _expiry("ouvidoria.manifestation", extension=True),
             "public": {"label": "Prazo prorrogado"},
             "next": "notify_answered",
         },

@@ -24,6 +24,7 @@ from services.workflow.definition import KnownNames
 from services.workflow.definition.ports import BUILTIN_QUEUES
 from services.workflow.delivery.dispatch import Dispatcher
 from services.workflow.delivery.inprocess import InProcessDelivery
+from services.workflow.legal_config import LegalSettings, legal_settings
 from services.workflow.persistence.deadlines_repo import SqlDeadlineRepo
 from services.workflow.persistence.human_repo import SqlHumanRepo
 from services.workflow.persistence.inbox_repo import SqlInboxQuery
@@ -36,6 +37,7 @@ from services.workflow.runtime.executor import Executor
 from services.workflow.runtime.human import TaskService
 from services.workflow.runtime.human_policy import Catalog, TaskGuard
 from services.workflow.runtime.inbox import Inbox
+from services.workflow.runtime.legal_time import LegalTime
 from services.workflow.runtime.ports import UnitOfWork
 from services.workflow.runtime.publishing import ModelCompiler
 
@@ -43,8 +45,9 @@ log = structlog.get_logger("tramita.workflow")
 NATIONAL_CALENDAR = CalendarSpec(key="br-national", version=1)
 
 
-def known_names(platform: PlatformContext) -> KnownNames:
+def known_names(platform: PlatformContext, legal: LegalSettings | None = None) -> KnownNames:
     regs = platform.registrations
+    rules = (legal or legal_settings(regs.deadline_rules)).rules
     forms: set[str] = set()
     for form in regs.forms:
         forms.add(str(form.get("key")))
@@ -54,6 +57,8 @@ def known_names(platform: PlatformContext) -> KnownNames:
         forms=frozenset(forms),
         queues=frozenset(regs.queues) | BUILTIN_QUEUES,
         providers=frozenset(regs.data_providers),
+        deadline_rules=frozenset(rules),
+        extendable_rules=frozenset(k for k, rule in rules.items() if rule.max_extensions > 0),
     )
 
 
@@ -74,6 +79,7 @@ class WorkflowService:
     inbox: Inbox
     catalog: Catalog
     deadlines: DeadlineService
+    legal: LegalTime
     config: WorkflowConfig = field(default_factory=WorkflowConfig)
     uow_factory: Callable[[], SqlUnitOfWork] | None = None
     dispatcher: Dispatcher | None = None
@@ -129,9 +135,11 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         return SqlUnitOfWork(platform.database, clock, ids, platform.audit)
 
     rules = RuleEngine()
-    compiler = ModelCompiler(known_names(platform), rules, rules)
+    legal_rules = legal_settings(platform.registrations.deadline_rules, config.legal_rules)
+    compiler = ModelCompiler(known_names(platform, legal_rules), rules, rules)
     calendar = Calendar.from_spec(seal_spec(NATIONAL_CALENDAR))
-    engine_applier = Applier(ids, calendar)
+    legal = LegalTime(calendar, legal_rules.rules, legal_rules.receipt)
+    engine_applier = Applier(ids, calendar, legal)
     engine = Engine(
         uow_factory=uow,
         clock=clock,
@@ -206,6 +214,7 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         inbox=inbox,
         catalog=catalog,
         deadlines=deadlines,
+        legal=legal,
         config=config,
         uow_factory=uow,
         dispatcher=dispatcher,

@@ -40,6 +40,8 @@ class WorkflowConfig(msgspec.Struct, frozen=True, kw_only=True):
     row; 0 sends every step through the outbox and the broker."""
     job_timeout_s: float = 300.0
     redis_prefix: str = "tramita"
+    legal_rules: str = ""
+    """Path of the city's TOML file of deadline rule overrides and receipt rule (optional)."""
     faults: str = ""
     """Fault injection for the crash tests only (e.g. ``relay_exit_after_publish:3``)."""
 

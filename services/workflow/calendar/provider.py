@@ -62,3 +62,18 @@ def year_holidays(
             if chosen:
                 found.setdefault(day, []).extend(chosen)
     return MappingProxyType({day: tuple(names) for day, names in found.items()})
+
+
+@lru_cache(maxsize=4096)
+def portuguese_name(subdivision: str | None, day: date, name: str) -> str:
+    """The pt-BR name the package gives the holiday ``name`` (en_US) on ``day``; names it does
+    not know (municipal holidays, decrees) are returned as given: cities write them in pt-BR."""
+    for category in (PUBLIC, OPTIONAL):
+        english = _holidays(subdivision, day.year, category).get_list(day)
+        if name in english:
+            local = holidays.country_holidays(
+                "BR", subdiv=subdivision, years=day.year, categories=(category,), language="pt_BR"
+            ).get_list(day)
+            if len(local) == len(english):
+                return local[english.index(name)]
+    return name

@@ -19,6 +19,7 @@ from .model import (
     WORK_TYPES,
     ApprovalNode,
     BoundaryTimer,
+    DeadlineRef,
     Definition,
     EndNode,
     ExclusiveNode,
@@ -111,21 +112,45 @@ def _check_duration(out: Collector, i: int, nid: str, suffix: str, text: str) ->
         out.at(i, nid, suffix, "invalid_duration", f"Node `{nid}`: {exc}.")
 
 
+def _check_deadline(
+    out: Collector, i: int, nid: str, where: str, ref: DeadlineRef, known: KnownNames
+) -> None:
+    if ref.rule not in known.deadline_rules:
+        out.at(
+            i,
+            nid,
+            f"{where}.rule",
+            "unknown_deadline_rule",
+            f"Node `{nid}` names the deadline rule `{ref.rule}`, which is not registered.",
+        )
+    elif ref.extension and ref.rule not in known.extendable_rules:
+        out.at(
+            i,
+            nid,
+            f"{where}.extension",
+            "rule_not_extendable",
+            f"Node `{nid}` extends the deadline rule `{ref.rule}`, which allows no extension.",
+        )
+
+
 def _check_timer(
     out: Collector, i: int, nid: str, k: int, timer: BoundaryTimer, known: KnownNames
 ) -> None:
     where = f"timers[{k}]"
     name = f"Timer `{timer.id}` on node `{nid}`"
-    if (timer.duration is None) == (timer.business_days is None):
+    given = [f for f in ("duration", "business_days", "deadline") if getattr(timer, f)]
+    if len(given) != 1:
         out.at(
             i,
             nid,
             where,
             "timer_spec",
-            f"{name} needs exactly one of `duration` or `business_days`.",
+            f"{name} needs exactly one of `duration`, `business_days` or `deadline`.",
         )
     elif timer.duration is not None:
         _check_duration(out, i, nid, f"{where}.duration", timer.duration)
+    elif timer.deadline is not None:
+        _check_deadline(out, i, nid, f"{where}.deadline", timer.deadline, known)
     if timer.interrupting:
         if timer.next is None or timer.escalate_to is not None:
             out.at(
@@ -186,17 +211,21 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                 "`default` target, taken when no branch condition is true.",
             )
         if isinstance(node, TimerNode):
-            given = [f for f in ("duration", "business_days", "until") if getattr(node, f)]
+            fields = ("duration", "business_days", "deadline", "until")
+            given = [f for f in fields if getattr(node, f)]
             if len(given) != 1:
                 out.at(
                     i,
                     nid,
                     "",
                     "timer_spec",
-                    f"Timer `{nid}` needs exactly one of `duration`, `business_days` or `until`.",
+                    f"Timer `{nid}` needs exactly one of `duration`, `business_days`, "
+                    "`deadline` or `until`.",
                 )
             elif node.duration is not None:
                 _check_duration(out, i, nid, "duration", node.duration)
+            elif node.deadline is not None:
+                _check_deadline(out, i, nid, "deadline", node.deadline, known)
         if isinstance(node, HUMAN_TYPES):
             if node.queue not in known.queues:
                 out.at(

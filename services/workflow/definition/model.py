@@ -63,12 +63,22 @@ class FailurePolicy(_Strict, frozen=True, kw_only=True):
 DEFAULT_FAILURE: Final = FailurePolicy()
 
 
+class DeadlineRef(_Strict, frozen=True, kw_only=True):
+    """A legal deadline by rule key (``lai.request``), counted with the jurisdiction's calendar
+    and receipt rule. ``extension``: this timer is the rule's extension, counted from the due
+    day of the instance's previous timer with the same id (the deadline in force)."""
+
+    rule: Annotated[str, Meta(min_length=1, max_length=100)]
+    extension: bool = False
+
+
 class BoundaryTimer(_Strict, frozen=True, kw_only=True):
     """A timer attached to a human task: interrupts it, or starts a side path, or escalates."""
 
     id: Identifier
     duration: str | None = None
     business_days: Annotated[int, Meta(ge=1, le=3650)] | None = None
+    deadline: DeadlineRef | None = None
     interrupting: bool = True
     next: str | None = None
     escalate_to: DottedName | None = None
@@ -176,6 +186,7 @@ class NotificationNode(_NodeBase, tag="notification", frozen=True, kw_only=True)
 class TimerNode(_NodeBase, tag="timer", frozen=True, kw_only=True):
     duration: str | None = None
     business_days: Annotated[int, Meta(ge=1, le=3650)] | None = None
+    deadline: DeadlineRef | None = None
     until: Annotated[str, Meta(min_length=1, max_length=4000)] | None = None
     next: str
 

@@ -61,10 +61,14 @@ class KnownNames(msgspec.Struct, frozen=True, kw_only=True):
 
     ``forms`` holds both bare keys (``purchase.review``, meaning "latest") and versioned
     references (``purchase.review@2``). ``queues`` are the registered human and worker queues;
-    :data:`BUILTIN_QUEUES` are always accepted as worker queues.
+    :data:`BUILTIN_QUEUES` are always accepted as worker queues. ``deadline_rules`` are the
+    legal rule keys (registered by modules or configured by the city), ``extendable_rules``
+    those that allow an extension.
     """
 
     handlers: frozenset[str]
     forms: frozenset[str]
     queues: frozenset[str]
     providers: frozenset[str]
+    deadline_rules: frozenset[str] = frozenset()
+    extendable_rules: frozenset[str] = frozenset()

@@ -16,11 +16,13 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.tables import audit_log
 from services.workflow.calendar import CalendarSpec
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_deadlines as d
 from services.workflow.runtime.deadlines import DeadlineRow
+from services.workflow.runtime.legal_time import COUNTED_ACTION
 from services.workflow.runtime.ports import TimerRecord
 
 # A pending timer counts towards the instance's due date; a suspended one waits for resume.
@@ -185,3 +187,18 @@ class SqlDeadlineRepo:
             )
             .values(due_at=earliest)
         )
+
+    async def counted(self, instance_id: str) -> list[dict[str, Any]]:
+        """Every legal deadline counted for the instance's timers (what the audit stored), in
+        the order they were counted."""
+        a = audit_log.c
+        rows = await self.conn.execute(
+            sa.select(a.after)
+            .where(
+                a.object_type == "workflow_instance",
+                a.object_id == instance_id,
+                a.action == COUNTED_ACTION,
+            )
+            .order_by(a.seq)
+        )
+        return [dict(row.after) for row in rows if row.after]

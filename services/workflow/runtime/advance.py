@@ -17,6 +17,7 @@ from services.workflow.definition.compiler import CompiledModel
 from services.workflow.definition.model import (
     HUMAN_TYPES,
     WORK_TYPES,
+    DeadlineRef,
     EndNode,
     ExclusiveNode,
     HumanNode,
@@ -247,7 +248,14 @@ class Run:
         for timer in node.timers:
             due = self.m.timer_durations.get((node.id, timer.id))
             self._timer(
-                token_id, node.id, ag, timer.id, timer.interrupting, due, timer.business_days
+                token_id,
+                node.id,
+                ag,
+                timer.id,
+                timer.interrupting,
+                due,
+                timer.business_days,
+                deadline=timer.deadline,
             )
 
     def _start_timer_node(self, token_id: str, node: TimerNode) -> None:
@@ -266,7 +274,9 @@ class Run:
             self._timer(token_id, node.id, ag, node.id, True, None, None, due_at=due_at)
             return
         due = self.m.timer_durations.get((node.id, node.id))
-        self._timer(token_id, node.id, ag, node.id, True, due, node.business_days)
+        self._timer(
+            token_id, node.id, ag, node.id, True, due, node.business_days, deadline=node.deadline
+        )
 
     def _timer(
         self,
@@ -279,6 +289,7 @@ class Run:
         business_days: int | None,
         *,
         due_at: datetime | None = None,
+        deadline: DeadlineRef | None = None,
     ) -> None:
         if duration is not None:
             due_at = self.now + duration
@@ -295,6 +306,8 @@ class Run:
                 starts_at=self.now,
                 due_at=due_at,
                 business_days=business_days,
+                rule=deadline.rule if deadline is not None else None,
+                extension=deadline.extension if deadline is not None else False,
             )
         )
 

@@ -34,6 +34,7 @@ from services.workflow.runtime.effects import (
     VoteRecorded,
 )
 from services.workflow.runtime.events import Event, event_type
+from services.workflow.runtime.legal_time import LegalTime
 from services.workflow.runtime.naming import SUBJECT_TOPIC, idempotency_key, step_topic
 from services.workflow.runtime.ports import (
     HistoryRecord,
@@ -98,9 +99,10 @@ class Applier:
     """Turns a task's ``form`` reference into the exact ``key@version`` published when the task
     opens, so a later version never changes what it is answered with (set at composition)."""
 
-    def __init__(self, ids: IdGen, calendar: Calendar) -> None:
+    def __init__(self, ids: IdGen, calendar: Calendar, legal: LegalTime | None = None) -> None:
         self._ids = ids
         self._calendar = calendar
+        self._legal = legal or LegalTime(calendar, {})
 
     def _id(self) -> str:
         return str(self._ids.new_id())
@@ -195,6 +197,21 @@ class Applier:
                     )
                 )
             elif isinstance(effect, StartTimer):
+                due_at = self._due(effect) if effect.rule is None else None
+                if effect.rule is not None:
+                    legal = await self._legal.due(
+                        uow,
+                        record.id,
+                        effect.timer_id,
+                        effect.rule,
+                        effect.starts_at,
+                        extension=effect.extension,
+                    )
+                    due_at = legal.due_at
+                    await uow.audit(
+                        self._legal.audit(record.id, effect.node_id, effect.timer_id, legal)
+                    )
+                assert due_at is not None
                 await uow.add_timer(
                     TimerRecord(
                         id=self._id(),
@@ -203,7 +220,7 @@ class Applier:
                         node_id=effect.node_id,
                         timer_id=effect.timer_id,
                         attempt_group=effect.attempt_group,
-                        due_at=self._due(effect),
+                        due_at=due_at,
                         status="pending",
                         fired_at=None,
                     )
@@ -313,6 +330,8 @@ class Applier:
     def _due(self, effect: StartTimer) -> datetime:
         if effect.due_at is not None:
             return effect.due_at
+        if effect.rule is not None:
+            return self._legal.count(effect.rule, effect.starts_at).due_at
         assert effect.business_days is not None
         start = self._calendar.local_date(effect.starts_at)
         return self._calendar.end_of_day(
@@ -431,7 +450,7 @@ class Applier:
                 data=None,
                 outcome=None,
                 completed_by=None,
-                due_at=self._sla(model, effect, now),
+                due_at=await self._sla(uow, record, model, effect, now),
                 created_at=since,
                 claimed_at=None,
                 completed_at=None,
@@ -454,7 +473,14 @@ class Applier:
             )
         )
 
-    def _sla(self, model: CompiledModel, effect: OpenTask, now: datetime) -> datetime | None:
+    async def _sla(
+        self,
+        uow: UnitOfWork,
+        record: InstanceRecord,
+        model: CompiledModel,
+        effect: OpenTask,
+        now: datetime,
+    ) -> datetime | None:
         """A task is due when its first boundary timer fires: that is the SLA the inbox sorts
         and filters on (pending tasks have none)."""
         node = model.nodes[effect.node_id]
@@ -465,6 +491,16 @@ class Applier:
             duration = model.timer_durations.get((node.id, timer.id))
             if duration is not None:
                 dues.append(now + duration)
+            elif timer.deadline is not None:
+                legal = await self._legal.due(
+                    uow,
+                    record.id,
+                    timer.id,
+                    timer.deadline.rule,
+                    now,
+                    extension=timer.deadline.extension,
+                )
+                dues.append(legal.due_at)
             elif timer.business_days is not None:
                 start = self._calendar.local_date(now)
                 dues.append(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 
@@ -90,3 +90,5 @@ class DeadlineStore(Protocol):
     async def bound_timer(self, instance_id: str, timer_id: str) -> TimerRecord | None: ...
 
     async def move_timer(self, timer: TimerRecord, *, status: str, due_at: datetime) -> None: ...
+
+    async def counted(self, instance_id: str) -> list[dict[str, Any]]: ...

@@ -305,6 +305,13 @@ class DeadlineService:
             raise DeadlineNotFound(instance_id=instance_id, deadline=name)
         return views
 
+    async def counted(self, instance_id: str) -> list[dict[str, Any]]:
+        """The legal deadlines counted for the instance's timers, oldest first: rule, filing and
+        receipt, start, nominal end, due day and instant, the days that moved it, and the
+        explanation in pt-BR (as stored with each timer)."""
+        async with self._uow() as uow:
+            return await self._store(uow).counted(instance_id)
+
     # --- the transaction every transition shares ----------------------------------------------
 
     async def _transition(

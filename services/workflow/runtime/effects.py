@@ -73,7 +73,8 @@ class EscalateTask(_Effect, tag="escalate_task", frozen=True, kw_only=True):
 
 class StartTimer(_Effect, tag="start_timer", frozen=True, kw_only=True):
     """Start a timer. ``due_at`` is set for ``duration`` and ``until``; for ``business_days``
-    it is null and the engine computes it from ``starts_at`` with its legal calendar."""
+    and a legal ``rule`` it is null and the engine computes it from ``starts_at`` with its
+    legal calendar (``extension``: counted from the deadline in force)."""
 
     token_id: str
     node_id: str
@@ -83,6 +84,8 @@ class StartTimer(_Effect, tag="start_timer", frozen=True, kw_only=True):
     starts_at: datetime
     due_at: datetime | None = None
     business_days: int | None = None
+    rule: str | None = None
+    extension: bool = False
 
 
 class CancelTimers(_Effect, tag="cancel_timers", frozen=True, kw_only=True):

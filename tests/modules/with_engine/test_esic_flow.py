@@ -55,25 +55,6 @@ async def test_request_is_routed_to_its_sector_queue_and_the_citizen_is_mailed(
     assert inbox.messages[0]["To"] == "ana@example.org"
 
 
-async def test_answered_request_closes_when_no_appeal_comes_in_ten_days(
-    booted: Platform, service: WorkflowService, clock: FixedClock, inbox: Inbox
-) -> None:
-    rec = await received(booted, service)
-    await work(service, rec, "analysis_saude", ANALYST, outcome="answer", data={"answer": "42"})
-    assert await status(booted, rec) == RequestStatus.ANSWERED
-    clock.advance(timedelta(days=10))
-    assert await service.engine.tick() == 1
-    await service.delivery.drain()
-    assert await status(booted, rec) == RequestStatus.CLOSED
-    assert [s.split("] ")[1] for s in inbox.subjects()] == [
-        "Pedido recebido",
-        "Pedido respondido",
-        "Pedido encerrado",
-    ]
-    labels = [e.label for e in await Requests(booted).public_timeline(rec.protocol or "")]
-    assert labels == ["Recebido", "Em análise", "Respondido", "Encerrado"]
-
-
 async def test_extension_then_both_appeal_instances_then_closure(
     booted: Platform, service: WorkflowService, inbox: Inbox
 ) -> None:
@@ -100,21 +81,6 @@ async def test_extension_then_both_appeal_instances_then_closure(
     await work(service, rec, "appeal_2", MINISTER, data={"appeal_answer": "série"})
     assert await status(booted, rec) == RequestStatus.CLOSED
     assert len(inbox.messages) == 6
-
-
-async def test_unanswered_request_expires_after_twenty_business_days(
-    booted: Platform, service: WorkflowService, clock: FixedClock, inbox: Inbox
-) -> None:
-    rec = await received(booted, service)
-    clock.advance(timedelta(days=27))
-    await service.engine.tick()
-    await service.delivery.drain()
-    assert await status(booted, rec) == RequestStatus.ANALYSIS
-    clock.advance(timedelta(days=3))
-    assert await service.engine.tick() == 1
-    await service.delivery.drain()
-    assert await status(booted, rec) == RequestStatus.EXPIRED
-    assert inbox.subjects()[-1].endswith("Prazo vencido")
 
 
 async def test_a_redelivered_notification_is_not_sent_twice(
@@ -157,26 +123,6 @@ async def test_anonymous_ombudsman_case_stores_no_contact_and_mails_nobody(
     await work(service, case, "answer", OMBUDSMAN, outcome="answer", data={"answer": "ok"})
     assert (await cases.get(case.id)).status == CaseStatus.ANSWERED
     assert inbox.messages == []
-
-
-async def test_identified_ombudsman_case_can_be_extended_once_by_thirty_days(
-    booted: Platform, service: WorkflowService, clock: FixedClock, inbox: Inbox
-) -> None:
-    await ensure_staff(booted)
-    cases = Cases(booted)
-    case = await cases.receive(
-        kind=ManifestationKind.COMPLAINT, body="buraco", name="Rui", email="rui@example.org"
-    )
-    await service.delivery.drain()
-    await work(
-        service, case, "answer", OMBUDSMAN, outcome="extend", data={"extension_reason": "vistoria"}
-    )
-    assert (await cases.get(case.id)).status == CaseStatus.EXTENDED
-    clock.advance(timedelta(days=30))
-    assert await service.engine.tick() == 1
-    await service.delivery.drain()
-    assert (await cases.get(case.id)).status == CaseStatus.EXPIRED
-    assert len(inbox.messages) == 3
 
 
 async def test_module_status_matches_the_instance_after_every_step(

@@ -1,0 +1,101 @@
+"""Legal deadlines on timers: a timer that names ``deadline: {rule: KEY}`` is due when the rule
+says, counted on the jurisdiction's calendar from the day the request counts as received.
+
+The counting is the pure ``services.workflow.calendar.legal``; this adds what needs the
+instance: the deadline in force that an extension counts from, and the audit entry that stores
+the filing instant, the receipt day and the explanation with the timer, in the same unit of work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from contracts.errors import ConfigurationError
+from contracts.kernel import Actor, AuditEntry
+from contracts.workflow.legal import LegalRule
+from services.workflow.calendar import Calendar
+from services.workflow.calendar.legal import (
+    DEFAULT_RECEIPT,
+    LegalDue,
+    ReceiptRule,
+    count_extension,
+    count_legal,
+    explain,
+)
+from services.workflow.runtime.ports import UnitOfWork
+
+COUNTED_ACTION = "workflow.deadline.counted"
+
+
+class LegalTime:
+    """The rules in force, the calendar and the receipt rule of the jurisdiction."""
+
+    def __init__(
+        self,
+        calendar: Calendar,
+        rules: Mapping[str, LegalRule],
+        receipt: ReceiptRule = DEFAULT_RECEIPT,
+    ) -> None:
+        self.calendar = calendar
+        self.rules = rules
+        self.receipt = receipt
+
+    def rule(self, key: str) -> LegalRule:
+        rule = self.rules.get(key)
+        if rule is None:  # publishing refuses unknown keys; a rule removed from configuration
+            raise ConfigurationError("A deadline rule in use is not configured.", rule=key)
+        return rule
+
+    def count(self, key: str, started_at: datetime) -> LegalDue:
+        return count_legal(self.rule(key), self.calendar, started_at, receipt=self.receipt)
+
+    def preview(self, key: str, filed_at: datetime, *, extend: bool = False) -> list[LegalDue]:
+        """The deadline of a request filed at ``filed_at`` and, with ``extend``, its extension."""
+        first = self.count(key, filed_at)
+        if not extend:
+            return [first]
+        return [first, count_extension(self.rule(key), self.calendar, first.due_on)]
+
+    async def due(
+        self,
+        uow: UnitOfWork,
+        instance_id: str,
+        timer_id: str,
+        key: str,
+        started_at: datetime,
+        *,
+        extension: bool,
+    ) -> LegalDue:
+        """The timer's deadline; an extension counts from the latest due date of the instance's
+        timers with the same id (the deadline in force), or from the start if there is none."""
+        if not extension:
+            return self.count(key, started_at)
+        previous = [t.due_at for t in await uow.timers(instance_id) if t.timer_id == timer_id]
+        if not previous:
+            return self.count(key, started_at)
+        in_force = self.calendar.local_date(max(previous))
+        return count_extension(self.rule(key), self.calendar, in_force)
+
+    def explain(self, due: LegalDue) -> list[str]:
+        return explain(due, self.rule(due.rule))
+
+    def audit(self, instance_id: str, node_id: str, timer_id: str, due: LegalDue) -> AuditEntry:
+        """What is stored of a counted deadline: both instants, the days, what moved it."""
+        after: dict[str, Any] = {
+            "node": node_id,
+            "timer": timer_id,
+            **msgspec.to_builtins(due),
+            "explanation": self.explain(due),
+        }
+        return AuditEntry(
+            action=COUNTED_ACTION,
+            object_type="workflow_instance",
+            object_id=instance_id,
+            actor=Actor.system("engine"),
+            after=after,
+            correlation_id=instance_id,
+        )

@@ -1,0 +1,140 @@
+"""e-SIC and Ouvidoria timers fire on the legal local day (engine level, SQLite and PostgreSQL).
+
+The fixed clock starts on Monday 02/03/2026 at 09:00 in Brasília (12:00 UTC). Each test moves
+it to the last second before the legal due instant (23:59:58 local on the due day, which is
+already the next day in UTC) and checks nothing fired, then to 23:59:59 local and checks the
+timer fired.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from core.app import Platform
+from core.clock import FixedClock
+from modules.esic.demo import ANALYST, OMBUDSMAN, ensure_staff
+from modules.esic.domain import CaseStatus, ManifestationKind, RequestStatus
+from modules.esic.records import Cases, Requests
+from services.workflow.bootstrap import WorkflowService
+from tests.modules.with_engine.conftest import Inbox
+from tests.modules.with_engine.test_esic_flow import received, status, work
+
+BRT = ZoneInfo("America/Sao_Paulo")
+
+
+def last_second(year: int, month: int, day: int) -> datetime:
+    return datetime(year, month, day, 23, 59, 59, tzinfo=BRT)
+
+
+async def fires_on(service: WorkflowService, clock: FixedClock, due: datetime) -> None:
+    """Nothing fires the day before or a second before ``due``; one timer fires at ``due``."""
+    clock.set(due - timedelta(days=1))
+    assert await service.engine.tick() == 0
+    clock.set(due - timedelta(seconds=1))
+    assert await service.engine.tick() == 0
+    clock.set(due)
+    assert await service.engine.tick() == 1
+    await service.delivery.drain()
+
+
+async def test_unanswered_request_expires_at_the_end_of_the_twentieth_day_rolled_to_monday(
+    booted: Platform, service: WorkflowService, clock: FixedClock, inbox: Inbox
+) -> None:
+    # Received Monday 02/03; 20 days end on Sunday 22/03, so the body has until Monday 23/03.
+    rec = await received(booted, service)
+    assert rec.instance_id is not None
+    (task,) = await service.engine.tasks(rec.instance_id)
+    assert task.due_at == last_second(2026, 3, 23)
+    await fires_on(service, clock, last_second(2026, 3, 23))
+    assert await status(booted, rec) == RequestStatus.EXPIRED
+    assert inbox.subjects()[-1].endswith("Prazo vencido")
+
+
+async def test_the_extension_counts_ten_days_from_the_rolled_due_date(
+    booted: Platform, service: WorkflowService, clock: FixedClock
+) -> None:
+    # Due Monday 23/03 (rolled from Sunday 22/03); extended: 23/03 + 10 = Thursday 02/04.
+    rec = await received(booted, service)
+    await work(
+        service, rec, "analysis_saude", ANALYST, outcome="extend", data={"extension_reason": "x"}
+    )
+    assert rec.instance_id is not None
+    (task,) = [t for t in await service.engine.tasks(rec.instance_id) if t.status == "ready"]
+    assert (task.node_id, task.due_at) == ("extended_saude", last_second(2026, 4, 2))
+    await fires_on(service, clock, last_second(2026, 4, 2))
+    assert await status(booted, rec) == RequestStatus.EXPIRED
+
+
+async def test_answered_request_closes_when_the_ten_day_appeal_window_ends(
+    booted: Platform, service: WorkflowService, clock: FixedClock, inbox: Inbox
+) -> None:
+    # Answered Monday 02/03 at 09:00: the window counts from that day and ends Thursday 12/03.
+    rec = await received(booted, service)
+    await work(service, rec, "analysis_saude", ANALYST, outcome="answer", data={"answer": "42"})
+    assert await status(booted, rec) == RequestStatus.ANSWERED
+    await fires_on(service, clock, last_second(2026, 3, 12))
+    assert await status(booted, rec) == RequestStatus.CLOSED
+    assert [s.split("] ")[1] for s in inbox.subjects()] == [
+        "Pedido recebido",
+        "Pedido respondido",
+        "Pedido encerrado",
+    ]
+    labels = [e.label for e in await Requests(booted).public_timeline(rec.protocol or "")]
+    assert labels == ["Recebido", "Em análise", "Respondido", "Encerrado"]
+
+
+async def test_an_appeal_decision_is_due_five_days_after_the_appeal_is_received(
+    booted: Platform, service: WorkflowService, clock: FixedClock
+) -> None:
+    # Appeal filed Friday 06/03 at 20:00 (after 19:00): received Monday 09/03, due Saturday
+    # 14/03, rolled to Monday 16/03.
+    rec = await received(booted, service)
+    await work(service, rec, "analysis_saude", ANALYST, outcome="answer", data={"answer": "42"})
+    clock.set(datetime(2026, 3, 6, 20, 0, tzinfo=BRT))
+    await Requests(booted).appeal(rec.id, text="incompleto")
+    await service.delivery.drain()
+    assert rec.instance_id is not None
+    (task,) = [t for t in await service.engine.tasks(rec.instance_id) if t.status == "ready"]
+    assert (task.node_id, task.due_at) == ("appeal_1", last_second(2026, 3, 16))
+    await fires_on(service, clock, last_second(2026, 3, 16))
+    assert await status(booted, rec) == RequestStatus.EXPIRED
+
+
+async def test_ombudsman_extension_ending_on_labour_day_moves_to_the_next_monday(
+    booted: Platform, service: WorkflowService, clock: FixedClock, inbox: Inbox
+) -> None:
+    # Received 02/03: 30 days end Wednesday 01/04; extended by 30 from 01/04: Friday 01/05,
+    # Dia do Trabalhador, so the deadline is Monday 04/05.
+    await ensure_staff(booted)
+    cases = Cases(booted)
+    case = await cases.receive(
+        kind=ManifestationKind.COMPLAINT, body="buraco", name="Rui", email="rui@example.org"
+    )
+    await service.delivery.drain()
+    assert case.instance_id is not None
+    (task,) = await service.engine.tasks(case.instance_id)
+    assert task.due_at == last_second(2026, 4, 1)
+    await work(
+        service, case, "answer", OMBUDSMAN, outcome="extend", data={"extension_reason": "vistoria"}
+    )
+    assert (await cases.get(case.id)).status == CaseStatus.EXTENDED
+    await fires_on(service, clock, last_second(2026, 5, 4))
+    assert (await cases.get(case.id)).status == CaseStatus.EXPIRED
+    assert len(inbox.messages) == 3
+
+
+async def test_every_counted_deadline_is_stored_with_filing_receipt_and_explanation(
+    booted: Platform, service: WorkflowService, clock: FixedClock
+) -> None:
+    # Filed Saturday 07/03 at 10:00: received Monday 09/03; 20 days end Sunday 29/03 -> 30/03.
+    clock.set(datetime(2026, 3, 7, 10, 0, tzinfo=BRT))
+    rec = await received(booted, service)
+    assert rec.instance_id is not None
+    (after,) = await service.deadlines.counted(rec.instance_id)
+    assert after["rule"] == "lai.request"
+    assert after["receipt"]["filed_at"] == "2026-03-07T10:00:00-03:00"
+    assert after["receipt"]["received_on"] == "2026-03-09"
+    assert after["receipt"]["moved"] == "closed_day"
+    assert (after["nominal_end"], after["due_on"]) == ("2026-03-29", "2026-03-30")
+    assert after["explanation"][-1] == "Vence em 30/03/2026, às 23:59 (horário local)."
