@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
 from contracts.errors import ValidationFailed
 from core.app import Platform
-from core.clock import FixedClock
 from modules.esic.demo import ANALYST, AUTHORITY, MINISTER, OMBUDSMAN, ensure_staff
 from modules.esic.domain import CaseStatus, ManifestationKind, RequestStatus
 from modules.esic.records import Cases, Record, Requests
