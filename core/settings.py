@@ -30,6 +30,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     smtp_host: str | None = None
     smtp_port: int = 25
     smtp_from: str = "tramita@localhost"
+    timezone: str = "America/Sao_Paulo"
+    """The jurisdiction's IANA zone: every time a person reads is shown in it."""
     db_pool_size: int = 10
     """PostgreSQL connections a process keeps open; it may open as many again under load and
     closes those when they come back (SQLite opens one per unit of work)."""
@@ -104,6 +106,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         fields["environment"] = environment
     if tenant := env.get("TRAMITA_TENANT"):
         fields["tenant"] = tenant
+    if timezone := env.get("TRAMITA_TIMEZONE"):
+        fields["timezone"] = timezone
     if level := env.get("TRAMITA_LOG_LEVEL"):
         fields["log_level"] = level.upper()
     if "TRAMITA_LOG_JSON" in env:

@@ -12,6 +12,7 @@ from contracts.platform import PlatformContext
 from contracts.workflow.engine import WorkflowEngine
 from contracts.workflow.types import TaskView
 from core.identity import Directory
+from core.localtime import date_text
 from modules.diario.domain import ActStatus
 from modules.diario.records import ActStore
 from modules.diario.workflows import APPROVER_ID, AUTHOR_ID, PROFILES, REVIEWER_ID
@@ -103,5 +104,5 @@ async def run_demo(platform: PlatformContext) -> list[str]:
     view = await engine.status(act.instance_id or "")
     steps = " -> ".join(h.to_node for h in await engine.history(view.id) if h.to_node)
     lines.insert(0, f"act {view.protocol}: {view.status}; steps {steps}")
-    lines.append(f"published in edition nº {act.edition_number} of {act.published_on}")
+    lines.append(f"published in edition nº {act.edition_number} of {date_text(act.published_on)}")
     return lines

@@ -18,6 +18,7 @@ from contracts.kernel import Actor
 from contracts.platform import PlatformContext
 from contracts.workflow.engine import WorkflowEngine
 from core.identity import Directory
+from core.localtime import date_text, datetime_text
 from core.mail import SmtpMailer
 from modules.esic.domain import CaseStatus, ManifestationKind, RequestStatus
 from modules.esic.notify import Runtime
@@ -156,10 +157,17 @@ async def _engine_demo(
     view = await engine.status(iid)
     steps = " -> ".join(h.to_node for h in await engine.history(iid) if h.to_node)
     labels = " | ".join(e.label for e in await requests.public_timeline(view.protocol))
-    due = [t.due_at for t in await engine.tasks(iid) if t.node_id == "analysis_saude"]
+    tasks = await engine.tasks(iid)
+    zone = platform.settings.timezone
+    due = [date_text(t.due_at, zone) for t in tasks if t.node_id == "analysis_saude" and t.due_at]
+    extended = [
+        date_text(t.due_at, zone) for t in tasks if t.node_id == "extended_saude" and t.due_at
+    ]
     lines = [
         f"request {view.protocol}: {view.status}; steps {steps}",
-        f"  analysis deadline (20 business days): {due[0] if due else '?'}",
+        f"  filed {datetime_text(view.started_at, zone)} ({zone})",
+        f"  answer due (LAI art. 11, 20 days): {due[0] if due else '?'}",
+        f"  extended (+10 days from the deadline in force): {extended[0] if extended else '?'}",
         f"  public timeline: {labels}",
     ]
     case = await cases.receive(kind=ManifestationKind.COMPLAINT, body="Buraco na rua 7.")

@@ -9,6 +9,7 @@ from contracts.errors import Conflict
 from contracts.kernel import Actor
 from contracts.platform import PlatformContext
 from core.identity import Directory
+from core.localtime import datetime_text
 from modules.noticias.domain import NewsStatus
 from modules.noticias.records import Newsroom
 from modules.noticias.workflows import EDITOR_ID, PROFILES, WRITER_ID
@@ -64,7 +65,9 @@ async def run_demo(platform: PlatformContext, *, timeout_s: float = 15.0) -> lis
         await asyncio.sleep(0.02)
     item = await room.get(item.id)
     view = await engine.status(item.instance_id or "")
+    zone = platform.settings.timezone
     return [
-        f"news item {view.protocol}: {view.status}; scheduled for {item.publish_at}, "
-        f"published at {item.published_at}"
+        f"news item {view.protocol}: {view.status}; scheduled for "
+        f"{datetime_text(item.publish_at, zone, seconds=True)}, published at "
+        f"{datetime_text(item.published_at, zone, seconds=True)} ({zone})"
     ]

@@ -14,6 +14,7 @@ from datetime import datetime
 import msgspec
 
 from contracts.workflow.types import TERMINAL_STATUSES
+from core.localtime import datetime_text
 from services.workflow.api.ports import PublicSource
 
 
@@ -65,7 +66,7 @@ def build_timeline(source: PublicSource) -> PublicTimeline:
 
 
 def _date(moment: datetime) -> str:
-    return moment.strftime("%d/%m/%Y %H:%M UTC")
+    return datetime_text(moment)
 
 
 def render_html(timeline: PublicTimeline) -> str:

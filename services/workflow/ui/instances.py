@@ -10,6 +10,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
 from contracts.errors import ValidationFailed
+from core.localtime import datetime_text
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
@@ -34,7 +35,7 @@ def error_parts(error: dict[str, Any] | None) -> tuple[str, str]:
 
 def fmt_dt_seconds(value: datetime | None) -> str:
     """Step runs are seconds apart (retries, leases): their times show the seconds."""
-    return "—" if value is None else value.strftime("%d/%m/%Y %H:%M:%S")
+    return datetime_text(value, seconds=True)
 
 
 class InstancePageController(Controller):

@@ -34,6 +34,7 @@ from contracts.errors import Forbidden, NotFound, TramitaError, Unauthenticated
 from contracts.kernel import Actor
 from core.auth import TokenClaims, issue_token, read_token
 from core.i18n import gettext
+from core.localtime import date_text, datetime_text
 from core.problem_headers import limit_headers, problem_headers
 from services.workflow.page_headers import CSP as CSP  # re-exported for the pages
 from services.workflow.page_headers import SCRIPT_CSP as SCRIPT_CSP
@@ -191,7 +192,8 @@ class LazyCsrfMiddleware:
 
 
 def fmt_dt(value: datetime | None) -> str:
-    return "—" if value is None else value.strftime("%d/%m/%Y %H:%M")
+    """Local time of the jurisdiction, as a Brazilian reader writes it."""
+    return datetime_text(value)
 
 
 def page(
@@ -205,7 +207,7 @@ def page(
     user = request.scope.get("state", {}).get(_USER_KEY)
     return Template(
         template_name=template,
-        context={"user": user, "dt": fmt_dt, "path": request.url.path, **context},
+        context={"user": user, "dt": fmt_dt, "d": date_text, "path": request.url.path, **context},
         status_code=status_code,
         headers={**SECURITY_HEADERS, "content-security-policy": csp},
     )

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+from datetime import UTC, datetime
 
 from core.app import Platform
+from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 
 
@@ -18,9 +20,7 @@ async def _pump(service: WorkflowService) -> None:
         await asyncio.sleep(0.01)
 
 
-async def test_demo_runs_one_case_of_each_process_and_summarises_it(
-    booted: Platform, service: WorkflowService
-) -> None:
+async def _demo(booted: Platform, service: WorkflowService) -> str:
     pump = asyncio.create_task(_pump(service))
     lines: list[str] = []
     try:
@@ -31,10 +31,30 @@ async def test_demo_runs_one_case_of_each_process_and_summarises_it(
         pump.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await pump
-    text = "\n".join(lines)
+    return "\n".join(lines)
+
+
+async def test_demo_runs_one_case_of_each_process_and_summarises_it(
+    booted: Platform, service: WorkflowService
+) -> None:
+    text = await _demo(booted, service)
     assert "act DOM-2026-000001: completed" in text
-    assert "published in edition nº 1 of 2026-03-02" in text
+    assert "published in edition nº 1 of 02/03/2026" in text
     assert "request SIC-2026-000001: completed" in text
+    # Filed Monday 02/03/2026 09:00 in Brasília: 20 days end on Sunday 22/03, so Monday 23/03;
+    # the extension counts 10 days from 23/03.
+    assert "filed 02/03/2026 09:00 (America/Sao_Paulo)" in text
+    assert "answer due (LAI art. 11, 20 days): 23/03/2026" in text
+    assert "extended (+10 days from the deadline in force): 02/04/2026" in text
     assert "anonymous ombudsman case OUV-2026-000001: answered" in text
     assert "e-mails sent to the SMTP server on 127.0.0.1" in text and ": 6" in text
     assert "news item NOT-2026-000001: completed" in text
+
+
+async def test_an_esic_request_filed_on_tuesday_1_december_2026_is_due_monday_21_december(
+    booted: Platform, service: WorkflowService, clock: FixedClock
+) -> None:
+    clock.set(datetime(2026, 12, 1, 15, 0, tzinfo=UTC))  # 12:00 in Brasília
+    text = await _demo(booted, service)
+    assert "answer due (LAI art. 11, 20 days): 21/12/2026" in text
+    assert "extended (+10 days from the deadline in force): 31/12/2026" in text
