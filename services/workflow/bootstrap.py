@@ -203,7 +203,7 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         assert isinstance(unit, SqlUnitOfWork)
         return SqlDeadlineRepo(unit.conn)
 
-    deadlines = DeadlineService(uow_factory=uow, store=deadline_store, clock=clock)
+    deadlines = DeadlineService(uow_factory=uow, store=deadline_store, clock=clock, legal=legal)
     return WorkflowService(
         platform=platform,
         rules=rules,

@@ -1,4 +1,4 @@
-"""``tramita deadline extend|suspend|resume|show``: legal deadlines on an instance.
+"""``tramita deadline extend|suspend|resume|show|explain|preview``: legal deadlines.
 
 Each command boots the platform, acts in one transaction (audited as ``--as``), prints the
 deadline and exits: 0 done, 1 a Tramita error (one line on stderr, identifiers only).
@@ -8,6 +8,7 @@ The justification and the reason go to the audit trail, never to the output or t
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import TypeVar
 
 import click
@@ -16,9 +17,11 @@ import msgspec
 from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
+from core.localtime import date_text, datetime_text
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.plugin import service_of
 from services.workflow.runtime.deadlines import DeadlineView
+from services.workflow.runtime.legal_time import CountedDeadline, DeadlinePreview
 
 T = TypeVar("T")
 
@@ -39,7 +42,7 @@ def _actor(user_id: str | None) -> Actor:
 
 
 def _line(view: DeadlineView) -> str:
-    due = view.due_at.isoformat() if view.due_at else "-"
+    due = datetime_text(view.due_at, seconds=True) if view.due_at else "-"
     return (
         f"{view.name} {view.status} due {due} remaining {view.remaining_units} "
         f"({view.rule.unit}) extensions {view.extensions_used}/{view.rule.max_extensions} "
@@ -62,7 +65,7 @@ _json = click.option("--json", "as_json", is_flag=True, help="Machine-readable o
 
 @click.group("deadline")
 def deadline_group() -> None:
-    """Legal deadlines (prazos) of an instance: extend, suspend, resume, show."""
+    """Legal deadlines (prazos): extend, suspend, resume, show, explain; preview a rule."""
 
 
 @deadline_group.command("extend")
@@ -124,6 +127,78 @@ def show_cmd(instance_id: str, name: str | None, as_json: bool) -> None:
         return await service.deadlines.show(instance_id, name)
 
     _emit(_with_service(_go), as_json)
+
+
+def _preview_lines(view: DeadlinePreview) -> list[str]:
+    """What a clerk reads: local dates (dd/mm/aaaa) and the explanation, in pt-BR."""
+    head = [f"Regra: {view.rule} — {view.rule_name} ({view.legal_basis})"]
+    if view.filed_at is not None and view.received_on is not None:
+        head.append(f"Protocolo: {datetime_text(view.filed_at)}")
+        head.append(f"Recebimento: {date_text(view.received_on)}")
+    if view.extends is not None:
+        head.append(f"Prorroga o prazo de {date_text(view.extends)}")
+    head.append(
+        f"Vencimento: {date_text(view.due_on)} às 23:59 "
+        f"(calendário {view.calendar_key} v{view.calendar_version})"
+    )
+    return [*head, *(f"  {line}" for line in view.explanation)]
+
+
+def _instant(text: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise click.BadParameter("use an ISO 8601 instant such as 2026-12-01T10:00-03:00") from exc
+    if value.tzinfo is None:
+        raise click.BadParameter("the instant needs an offset, e.g. -03:00 or Z")
+    return value
+
+
+@deadline_group.command("preview")
+@click.option("--rule", "rule", required=True, help="Deadline rule key, e.g. lai.request.")
+@click.option("--filed", "filed", required=True, help="Filing instant, ISO 8601 with offset.")
+@click.option("--calendar", "calendar_key", default=None, help="Stored calendar key.")
+@click.option("--extend", is_flag=True, help="Also count the rule's extension.")
+@_json
+def preview_cmd(
+    rule: str, filed: str, calendar_key: str | None, extend: bool, as_json: bool
+) -> None:
+    """The received day, due date and explanation of a request filed at FILED (nothing stored)."""
+    filed_at = _instant(filed)
+
+    async def _go(service: WorkflowService) -> list[DeadlinePreview]:
+        return await service.deadlines.preview(
+            rule, filed_at, calendar_key=calendar_key, extend=extend
+        )
+
+    views = _with_service(_go)
+    if as_json:
+        click.echo(msgspec.json.encode(views).decode())
+        return
+    for i, view in enumerate(views):
+        if i:
+            click.echo("")
+        for line in _preview_lines(view):
+            click.echo(line)
+
+
+@deadline_group.command("explain")
+@click.argument("instance_id")
+@_json
+def explain_cmd(instance_id: str, as_json: bool) -> None:
+    """Every legal deadline counted for INSTANCE_ID's timers, with its explanation."""
+
+    async def _go(service: WorkflowService) -> list[CountedDeadline]:
+        return await service.deadlines.counted(instance_id)
+
+    counted = _with_service(_go)
+    if as_json:
+        click.echo(msgspec.json.encode(counted).decode())
+        return
+    for item in counted:
+        click.echo(f"{item.node} / {item.timer}:")
+        for line in _preview_lines(item):
+            click.echo(f"  {line}")
 
 
 COMMANDS = [deadline_group]

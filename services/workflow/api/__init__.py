@@ -11,6 +11,7 @@ from typing import Any
 
 from litestar import Router
 
+from services.workflow.api.deadlines import DeadlineController, InstanceDeadlineController
 from services.workflow.api.forms import FormController
 from services.workflow.api.instances import InstanceController, MessageController
 from services.workflow.api.migrations import MigrationController, RepairController
@@ -39,6 +40,8 @@ def api_router() -> Router:
             AuditController,
             MigrationController,
             RepairController,
+            DeadlineController,
+            InstanceDeadlineController,
         ],
         request_max_body_size=API_MAX_BODY,
     )

@@ -53,6 +53,12 @@ from services.workflow.runtime.deadline_ports import (
     DeadlineStore,
     DeadlineView,
 )
+from services.workflow.runtime.legal_time import (
+    CountedDeadline,
+    DeadlinePreview,
+    DeadlineRuleNotFound,
+    LegalTime,
+)
 from services.workflow.runtime.ports import InstanceRecord, TimerRecord, UnitOfWork
 
 log = structlog.get_logger("tramita.workflow.deadlines")
@@ -85,10 +91,12 @@ class DeadlineService:
         uow_factory: Callable[[], UnitOfWork],
         store: Callable[[UnitOfWork], DeadlineStore],
         clock: Clock,
+        legal: LegalTime,
     ) -> None:
         self._uow = uow_factory
         self._store = store
         self._clock = clock
+        self.legal = legal
         # Versions are immutable, so a built calendar can be reused for the process lifetime.
         self._calendars: dict[tuple[str, int, str], Calendar] = {}
 
@@ -305,12 +313,33 @@ class DeadlineService:
             raise DeadlineNotFound(instance_id=instance_id, deadline=name)
         return views
 
-    async def counted(self, instance_id: str) -> list[dict[str, Any]]:
+    async def preview(
+        self,
+        rule: str,
+        filed_at: datetime,
+        *,
+        calendar_key: str | None = None,
+        extend: bool = False,
+    ) -> list[DeadlinePreview]:
+        """What a request filed at ``filed_at`` would get under ``rule`` (and its extension),
+        on the latest version of ``calendar_key`` (the jurisdiction's calendar if none); nothing
+        is stored."""
+        if rule not in self.legal.rules:
+            raise DeadlineRuleNotFound(rule=rule)
+        calendar = None
+        if calendar_key is not None:
+            async with self._uow() as uow:
+                calendar = await self._latest(self._store(uow), calendar_key)
+        dues = self.legal.preview(rule, filed_at, extend=extend, calendar=calendar)
+        return [self.legal.view(due) for due in dues]
+
+    async def counted(self, instance_id: str) -> list[CountedDeadline]:
         """The legal deadlines counted for the instance's timers, oldest first: rule, filing and
         receipt, start, nominal end, due day and instant, the days that moved it, and the
         explanation in pt-BR (as stored with each timer)."""
         async with self._uow() as uow:
-            return await self._store(uow).counted(instance_id)
+            rows = await self._store(uow).counted(instance_id)
+        return [msgspec.convert(row, CountedDeadline) for row in rows]
 
     # --- the transaction every transition shares ----------------------------------------------
 

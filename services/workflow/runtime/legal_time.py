@@ -9,12 +9,12 @@ the filing instant, the receipt day and the explanation with the timer, in the s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import msgspec
 
-from contracts.errors import ConfigurationError
+from contracts.errors import ConfigurationError, FieldError, NotFound, ValidationFailed
 from contracts.kernel import Actor, AuditEntry
 from contracts.workflow.legal import LegalRule
 from services.workflow.calendar import Calendar
@@ -29,6 +29,41 @@ from services.workflow.calendar.legal import (
 from services.workflow.runtime.ports import UnitOfWork
 
 COUNTED_ACTION = "workflow.deadline.counted"
+
+
+class DeadlineRuleNotFound(NotFound):
+    problem_type = "deadline-rule-not-found"
+    title = "Deadline rule not found"
+
+
+class DeadlinePreview(msgspec.Struct, frozen=True, kw_only=True):
+    """A counted deadline as people and APIs read it: instants in RFC 3339 with the local
+    offset, ``due_on`` the local due date, ``explanation`` in pt-BR."""
+
+    rule: str
+    rule_name: str
+    legal_basis: str
+    counting: str
+    days: int
+    filed_at: datetime | None
+    received_at: datetime | None
+    received_on: date | None
+    start_on: date
+    nominal_end: date
+    due_on: date
+    due_at: datetime
+    moved: list[dict[str, Any]]
+    extends: date | None
+    calendar_key: str
+    calendar_version: int
+    explanation: list[str]
+
+
+class CountedDeadline(DeadlinePreview, frozen=True, kw_only=True):
+    """A deadline counted for one of an instance's timers (stored with its audit entry)."""
+
+    node: str
+    timer: str
 
 
 class LegalTime:
@@ -50,15 +85,32 @@ class LegalTime:
             raise ConfigurationError("A deadline rule in use is not configured.", rule=key)
         return rule
 
-    def count(self, key: str, started_at: datetime) -> LegalDue:
-        return count_legal(self.rule(key), self.calendar, started_at, receipt=self.receipt)
+    def count(self, key: str, started_at: datetime, calendar: Calendar | None = None) -> LegalDue:
+        cal = calendar or self.calendar
+        return count_legal(self.rule(key), cal, started_at, receipt=self.receipt)
 
-    def preview(self, key: str, filed_at: datetime, *, extend: bool = False) -> list[LegalDue]:
-        """The deadline of a request filed at ``filed_at`` and, with ``extend``, its extension."""
-        first = self.count(key, filed_at)
+    def preview(
+        self,
+        key: str,
+        filed_at: datetime,
+        *,
+        extend: bool = False,
+        calendar: Calendar | None = None,
+    ) -> list[LegalDue]:
+        """The deadline of a request filed at ``filed_at`` and, with ``extend``, its extension
+        counted from that due date; nothing is stored (a clerk's or an auditor's check)."""
+        cal = calendar or self.calendar
+        first = self.count(key, filed_at, cal)
         if not extend:
             return [first]
-        return [first, count_extension(self.rule(key), self.calendar, first.due_on)]
+        rule = self.rule(key)
+        if rule.max_extensions < 1:
+            raise ValidationFailed(
+                "This deadline rule allows no extension.",
+                errors=[FieldError(path="extend", code="not_extendable", message="No extension.")],
+                rule=key,
+            )
+        return [first, count_extension(rule, cal, first.due_on)]
 
     async def due(
         self,
@@ -80,6 +132,29 @@ class LegalTime:
         in_force = self.calendar.local_date(max(previous))
         return count_extension(self.rule(key), self.calendar, in_force)
 
+    def view(self, due: LegalDue) -> DeadlinePreview:
+        rule = self.rule(due.rule)
+        receipt = due.receipt
+        return DeadlinePreview(
+            rule=rule.key,
+            rule_name=rule.name,
+            legal_basis=rule.legal_basis,
+            counting=due.counting,
+            days=due.days,
+            filed_at=receipt.filed_at if receipt else None,
+            received_at=receipt.received_at if receipt else None,
+            received_on=receipt.received_on if receipt else None,
+            start_on=due.start_on,
+            nominal_end=due.nominal_end,
+            due_on=due.due_on,
+            due_at=due.due_at,
+            moved=[msgspec.to_builtins(m) for m in due.moved],
+            extends=due.extends,
+            calendar_key=due.calendar_key,
+            calendar_version=due.calendar_version,
+            explanation=self.explain(due),
+        )
+
     def explain(self, due: LegalDue) -> list[str]:
         return explain(due, self.rule(due.rule))
 
@@ -88,8 +163,7 @@ class LegalTime:
         after: dict[str, Any] = {
             "node": node_id,
             "timer": timer_id,
-            **msgspec.to_builtins(due),
-            "explanation": self.explain(due),
+            **msgspec.to_builtins(self.view(due)),
         }
         return AuditEntry(
             action=COUNTED_ACTION,

@@ -5,6 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from contracts.hookspecs import hookimpl
+from contracts.workflow.legal import LegalRule
+
+RULE = LegalRule(
+    key="esic_like.request",
+    name="Resposta ao pedido (teste)",
+    counting="calendar",
+    days=20,
+    max_extensions=1,
+    extension_days=10,
+    legal_basis="Lei 12.527/2011, art. 11",
+)
 
 DEFINITION: dict[str, Any] = {
     "format": 1,
@@ -29,6 +40,13 @@ DEFINITION: dict[str, Any] = {
             "queue": "esic_like.juridico",
             "produces": ["resposta"],
             "public": {"label": "Em análise"},
+            "timers": [
+                {
+                    "id": "prazo",
+                    "deadline": {"rule": "esic_like.request"},
+                    "next": "resposta_enviada",
+                }
+            ],
             "next": "resposta_enviada",
         },
         {
@@ -53,6 +71,10 @@ class EsicLikePlugin:
     @hookimpl
     def tramita_register_queues(self, registry: Any) -> None:
         registry.add("esic_like.juridico", "Setor Jurídico")
+
+    @hookimpl
+    def tramita_register_deadline_rules(self, registry: Any) -> None:
+        registry.add(RULE)
 
     @hookimpl
     def tramita_register_workflows(self, registry: Any) -> None:

@@ -8,7 +8,7 @@ timer fired.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from core.app import Platform
@@ -131,10 +131,17 @@ async def test_every_counted_deadline_is_stored_with_filing_receipt_and_explanat
     clock.set(datetime(2026, 3, 7, 10, 0, tzinfo=BRT))
     rec = await received(booted, service)
     assert rec.instance_id is not None
-    (after,) = await service.deadlines.counted(rec.instance_id)
-    assert after["rule"] == "lai.request"
-    assert after["receipt"]["filed_at"] == "2026-03-07T10:00:00-03:00"
-    assert after["receipt"]["received_on"] == "2026-03-09"
-    assert after["receipt"]["moved"] == "closed_day"
-    assert (after["nominal_end"], after["due_on"]) == ("2026-03-29", "2026-03-30")
-    assert after["explanation"][-1] == "Vence em 30/03/2026, às 23:59 (horário local)."
+    (counted,) = await service.deadlines.counted(rec.instance_id)
+    assert (counted.node, counted.timer, counted.rule) == (
+        "analysis_saude",
+        "deadline",
+        "lai.request",
+    )
+    assert counted.filed_at == datetime(2026, 3, 7, 10, 0, tzinfo=BRT)
+    assert counted.received_at == datetime(2026, 3, 9, 0, 0, tzinfo=BRT)
+    assert (counted.nominal_end, counted.due_on) == (date(2026, 3, 29), date(2026, 3, 30))
+    assert counted.moved == [{"day": "2026-03-29", "why": ["fim de semana"]}]
+    assert counted.explanation[1] == (
+        "Protocolado em dia sem expediente: considerado recebido em 09/03/2026."
+    )
+    assert counted.explanation[-1] == "Vence em 30/03/2026, às 23:59 (horário local)."

@@ -186,7 +186,7 @@ def _node_type(local: str, element: Any, tramita: Tramita, problems: Problems) -
     return None
 
 
-TIMING: Final = ("duration", "until", "business_days")
+TIMING: Final = ("duration", "until", "business_days", "deadline")
 
 
 def check_timing(element: Any, timer: dict[str, Any], problems: Problems) -> bool:
