@@ -138,7 +138,12 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
     legal_rules = legal_settings(platform.registrations.deadline_rules, config.legal_rules)
     compiler = ModelCompiler(known_names(platform, legal_rules), rules, rules)
     calendar = Calendar.from_spec(seal_spec(NATIONAL_CALENDAR))
-    legal = LegalTime(calendar, legal_rules.rules, legal_rules.receipt)
+
+    def deadline_store(unit: UnitOfWork) -> SqlDeadlineRepo:
+        assert isinstance(unit, SqlUnitOfWork)
+        return SqlDeadlineRepo(unit.conn)
+
+    legal = LegalTime(calendar, legal_rules.rules, legal_rules.receipt, deadline_store)
     engine_applier = Applier(ids, calendar, legal)
     engine = Engine(
         uow_factory=uow,
@@ -198,10 +203,6 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
     engine_applier.pin_form = pin_form
     catalog = Catalog(uow_factory=uow, store=human_store, clock=clock, ids=ids, expressions=rules)
     inbox = Inbox(SqlInboxQuery(platform.database), clock)
-
-    def deadline_store(unit: UnitOfWork) -> SqlDeadlineRepo:
-        assert isinstance(unit, SqlUnitOfWork)
-        return SqlDeadlineRepo(unit.conn)
 
     deadlines = DeadlineService(uow_factory=uow, store=deadline_store, clock=clock, legal=legal)
     return WorkflowService(

@@ -116,6 +116,18 @@ class SqlDeadlineRepo:
             .values(**values)
         )
 
+    async def replace_deadline(self, row: DeadlineRow) -> None:
+        """A new timer of the same name took over: the row starts again (``started_at`` too)."""
+        values = _values(row)
+        for key in ("instance_id", "name"):
+            values.pop(key)
+        c = d.deadlines.c
+        await self.conn.execute(
+            d.deadlines.update()
+            .where(c.instance_id == row.instance_id, c.name == row.name)
+            .values(**values)
+        )
+
     async def stale_on(self, calendar_key: str, version: int) -> list[tuple[str, str]]:
         """(instance, name) of the deadlines of running instances counting with an older
         version of the calendar (an ended instance's deadline is no longer tracked)."""

@@ -211,6 +211,7 @@ class Applier:
                     await uow.audit(
                         self._legal.audit(record.id, effect.node_id, effect.timer_id, legal)
                     )
+                    await self._legal.track(uow, record.id, effect.timer_id, legal, now)
                 assert due_at is not None
                 await uow.add_timer(
                     TimerRecord(

@@ -8,8 +8,8 @@ the filing instant, the receipt day and the explanation with the timer, in the s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import date, datetime
+from collections.abc import Callable, Mapping
+from datetime import date, datetime, time
 from typing import Any
 
 import msgspec
@@ -17,7 +17,7 @@ import msgspec
 from contracts.errors import ConfigurationError, FieldError, NotFound, ValidationFailed
 from contracts.kernel import Actor, AuditEntry
 from contracts.workflow.legal import LegalRule
-from services.workflow.calendar import Calendar
+from services.workflow.calendar import Calendar, DeadlineRule, start_deadline
 from services.workflow.calendar.legal import (
     DEFAULT_RECEIPT,
     LegalDue,
@@ -26,6 +26,8 @@ from services.workflow.calendar.legal import (
     count_legal,
     explain,
 )
+from services.workflow.calendar.model import Unit
+from services.workflow.runtime.deadline_ports import DeadlineRow, DeadlineStore
 from services.workflow.runtime.ports import UnitOfWork
 
 COUNTED_ACTION = "workflow.deadline.counted"
@@ -74,10 +76,12 @@ class LegalTime:
         calendar: Calendar,
         rules: Mapping[str, LegalRule],
         receipt: ReceiptRule = DEFAULT_RECEIPT,
+        store: Callable[[UnitOfWork], DeadlineStore] | None = None,
     ) -> None:
         self.calendar = calendar
         self.rules = rules
         self.receipt = receipt
+        self._store = store
 
     def rule(self, key: str) -> LegalRule:
         rule = self.rules.get(key)
@@ -131,6 +135,45 @@ class LegalTime:
             return self.count(key, started_at)
         in_force = self.calendar.local_date(max(previous))
         return count_extension(self.rule(key), self.calendar, in_force)
+
+    async def track(
+        self, uow: UnitOfWork, instance_id: str, timer_id: str, due: LegalDue, now: datetime
+    ) -> None:
+        """Keep the counted deadline as a ``workflow_deadlines`` row named like its timer, so
+        ``tramita deadline suspend|resume|extend|show`` and calendar recomputation act on it
+        (a later timer of the same name takes the row over). Rules without roll-forward, or a
+        calendar version not stored, are not tracked: the deadline package always rolls."""
+        if self._store is None or not self.rule(due.rule).roll_forward:
+            return
+        store = self._store(uow)
+        if await store.calendar(self.calendar.key, self.calendar.version) is None:
+            return
+        unit: Unit = "business_days" if due.counting == "business" else "calendar_days"
+        rule = DeadlineRule(unit=unit, days=due.days)
+        if due.receipt is not None:
+            start = due.receipt.received_at
+        elif due.extends is not None:
+            start = self.calendar.end_of_day(due.extends)
+        else:
+            start = datetime.combine(due.start_on, time(12, 0), tzinfo=self.calendar.tz)
+        deadline = start_deadline(rule, self.calendar, start)
+        row = DeadlineRow(
+            instance_id=instance_id,
+            name=timer_id,
+            rule=rule,
+            calendar_key=deadline.calendar_key,
+            calendar_version=deadline.calendar_version,
+            calendar_checksum=deadline.calendar_checksum,
+            started_at=start,
+            due_at=deadline.due,
+            status=deadline.status,
+            events=(),
+            updated_at=now,
+        )
+        if await store.deadline(instance_id, timer_id) is None:
+            await store.add_deadline(row)
+        else:
+            await store.replace_deadline(row)
 
     def view(self, due: LegalDue) -> DeadlinePreview:
         rule = self.rule(due.rule)

@@ -11,12 +11,14 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from contracts.kernel import Actor
 from core.app import Platform
 from core.clock import FixedClock
 from modules.esic.demo import ANALYST, OMBUDSMAN, ensure_staff
 from modules.esic.domain import CaseStatus, ManifestationKind, RequestStatus
 from modules.esic.records import Cases, Requests
 from services.workflow.bootstrap import WorkflowService
+from services.workflow.calendar import DatedHoliday
 from tests.modules.with_engine.conftest import Inbox
 from tests.modules.with_engine.test_esic_flow import received, status, work
 
@@ -145,3 +147,58 @@ async def test_every_counted_deadline_is_stored_with_filing_receipt_and_explanat
         "Protocolado em dia sem expediente: considerado recebido em 09/03/2026."
     )
     assert counted.explanation[-1] == "Vence em 30/03/2026, às 23:59 (horário local)."
+
+
+async def test_a_suspended_request_deadline_pays_back_the_suspended_days(
+    booted: Platform, service: WorkflowService, clock: FixedClock
+) -> None:
+    # Received 02/03 (due 23/03). Suspended Thursday 05/03 (3 days used, 17 left), resumed
+    # Wednesday 25/03, after the original due date: 25/03 + 17 = Saturday 11/04, so Monday
+    # 13/04. While suspended the timer cannot fire.
+    rec = await received(booted, service)
+    assert rec.instance_id is not None
+    clerk = Actor(id=str(ANALYST.id))
+    (view,) = await service.deadlines.show(rec.instance_id, "deadline")
+    assert view.due_at == last_second(2026, 3, 23)
+    clock.set(datetime(2026, 3, 5, 10, 0, tzinfo=BRT))
+    suspended = await service.deadlines.suspend(
+        rec.instance_id, "deadline", "Pedido de esclarecimento ao requerente", clerk
+    )
+    assert (suspended.status, suspended.due_at, suspended.remaining_units) == (
+        "suspended",
+        None,
+        17,
+    )
+    (task,) = await service.engine.tasks(rec.instance_id)
+    assert task.due_at is None
+    clock.set(last_second(2026, 3, 24))
+    assert await service.engine.tick() == 0
+    clock.set(datetime(2026, 3, 25, 10, 0, tzinfo=BRT))
+    resumed = await service.deadlines.resume(rec.instance_id, "deadline", clerk)
+    assert resumed.due_at == last_second(2026, 4, 13)
+    (task,) = await service.engine.tasks(rec.instance_id)
+    assert task.due_at == last_second(2026, 4, 13)
+    await fires_on(service, clock, last_second(2026, 4, 13))
+    assert await status(booted, rec) == RequestStatus.EXPIRED
+
+
+async def test_a_closure_decreed_mid_deadline_moves_the_open_request_and_records_the_version(
+    booted: Platform, service: WorkflowService, clock: FixedClock
+) -> None:
+    # Due Monday 23/03; a decree closes the offices on 23/03: the deadline moves to 24/03.
+    rec = await received(booted, service)
+    assert rec.instance_id is not None
+    clock.set(datetime(2026, 3, 10, 10, 0, tzinfo=BRT))
+    admin = Actor(id=str(ANALYST.id))
+    spec = await service.deadlines.revise_calendar(
+        "br-national",
+        add_closed=[DatedHoliday(name="Ponto facultativo — Decreto 45/2026", on=date(2026, 3, 23))],
+        reason="Decreto municipal 45/2026",
+        actor=admin,
+    )
+    (view,) = await service.deadlines.recompute_open("br-national", admin)
+    assert (view.calendar_version, view.due_at) == (spec.version, last_second(2026, 3, 24))
+    (task,) = await service.engine.tasks(rec.instance_id)
+    assert task.due_at == last_second(2026, 3, 24)
+    await fires_on(service, clock, last_second(2026, 3, 24))
+    assert await status(booted, rec) == RequestStatus.EXPIRED
