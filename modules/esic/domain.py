@@ -19,6 +19,8 @@ class RequestStatus(StrEnum):
     APPEAL_2_ANSWERED = "appeal_2_answered"
     CLOSED = "closed"
     EXPIRED = "expired"
+    COMPLAINT = "complaint"
+    """A reclamação for the missing answer (Decreto 7.724/2012, art. 22) is being decided."""
 
 
 R = RequestStatus
@@ -33,6 +35,8 @@ REQUEST_STATUS = StatusMachine(
         R.APPEAL_1_ANSWERED: frozenset({R.APPEAL_2, R.CLOSED}),
         R.APPEAL_2: frozenset({R.APPEAL_2_ANSWERED, R.EXPIRED}),
         R.APPEAL_2_ANSWERED: frozenset({R.CLOSED}),
+        R.EXPIRED: frozenset({R.COMPLAINT}),
+        R.COMPLAINT: frozenset({R.ANSWERED, R.EXPIRED}),
     },
     initial=R.RECEIVED,
 )

@@ -29,6 +29,11 @@ TEMPLATES: dict[str, tuple[str, str]] = {
     "esic.appeal_answered": ("Recurso respondido", "Seu recurso foi respondido."),
     "esic.closed": ("Pedido encerrado", "Seu pedido foi encerrado."),
     "esic.expired": ("Prazo vencido", "O prazo legal de resposta venceu."),
+    "esic.late": (
+        "Prazo vencido",
+        "O prazo legal de resposta venceu sem resposta. Você pode apresentar reclamação "
+        "em até 10 dias (Decreto 7.724/2012, art. 22).",
+    ),
     "ouvidoria.received": ("Manifestação recebida", "Sua manifestação foi recebida."),
     "ouvidoria.extended": ("Prazo prorrogado", "O prazo de resposta foi prorrogado por 30 dias."),
     "ouvidoria.answered": ("Manifestação respondida", "Sua manifestação foi respondida."),

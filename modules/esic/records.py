@@ -280,6 +280,37 @@ class Requests(Tracked):
         )
         return await self.get(record_id)
 
+    async def complain(self, record_id: str, *, text: str) -> Record:
+        """The citizen's reclamação for a missing answer (Decreto 7.724/2012, art. 22): the
+        text stays here (as appeal instance 0); the flow gets a bare signal."""
+        if not text.strip():
+            raise ValidationFailed("a complaint needs its grounds", record_id=record_id)
+        record = await self.get(record_id)
+        if RequestStatus(record.status) is not RequestStatus.EXPIRED:
+            raise Conflict("no complaint is open", record_id=record_id, status=record.status)
+        async with self.p.database.begin() as conn:
+            exists = (
+                await conn.execute(
+                    sa.select(appeals.c.instance).where(
+                        appeals.c.request_id == record_id, appeals.c.instance == 0
+                    )
+                )
+            ).first()
+            if exists is None:
+                await conn.execute(
+                    appeals.insert().values(
+                        request_id=record_id, instance=0, text=text, created_at=self.p.clock.now()
+                    )
+                )
+        engine = self.p.workflow
+        if engine is None:
+            return await self.move(record_id, RequestStatus.COMPLAINT, actor=Actor.system("portal"))
+        assert record.instance_id is not None
+        await engine.signal(
+            record.instance_id, "await_complaint", payload={}, actor=Actor.system("portal")
+        )
+        return await self.get(record_id)
+
 
 class Cases(Tracked):
     def __init__(self, platform: PlatformContext) -> None:

@@ -3,10 +3,12 @@
 e-SIC: 20 days to answer (``lai.request``), one 10-day extension with a justification (the
 ``extend`` outcome of the analysis task) counted from the deadline in force, the citizen's
 10-day appeal window (``lai.appeal_window``), 5 days per appeal decision
-(``lai.appeal_decision``), then closure; the rules are data in ``modules/esic/legal.py``.
-Routing: an exclusive gateway sends the request to its sector's queue. The citizen is e-mailed
-at each public transition by notification nodes. Ouvidoria: 30 days to answer, extendable once
-by 30 (``ouvidoria.manifestation``).
+(``lai.appeal_decision``), then closure. A request not answered in time opens a 10-day window
+for a reclamação (``lai.complaint_window``), decided in 5 days (``lai.complaint_decision``).
+The rules are data in ``modules/esic/legal.py``. Routing: an exclusive gateway sends the
+request to its sector's queue. The citizen is e-mailed at each public transition by
+notification nodes. Ouvidoria: 30 days to answer, extendable once by 30
+(``ouvidoria.manifestation``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from modules.esic.domain import CaseStatus, RequestStatus
 
 SECTORS: dict[str, str] = {"saude": "Saúde", "educacao": "Educação", "geral": "Gabinete"}
 APPEAL_1_QUEUE, APPEAL_2_QUEUE = "esic.recurso1", "esic.recurso2"
+COMPLAINT_QUEUE = "esic.reclamacao"  # the monitoring authority (Decreto 7.724/2012, art. 22)
 OUVIDORIA_QUEUE = "ouvidoria.atendimento"
 WAITING_QUEUE = "esic.aguardando_recurso"  # the citizen's turn: completed by the appeal signal
 
@@ -35,6 +38,7 @@ QUEUES: dict[str, tuple[str, tuple[str, ...]]] = {
     **{sector_queue(k): (f"e-SIC — {v}", (ANALYST_ID,)) for k, v in SECTORS.items()},
     APPEAL_1_QUEUE: ("e-SIC — recurso em 1ª instância", (AUTHORITY_ID,)),
     APPEAL_2_QUEUE: ("e-SIC — recurso em 2ª instância", (MINISTER_ID,)),
+    COMPLAINT_QUEUE: ("e-SIC — reclamação por falta de resposta", (AUTHORITY_ID,)),
     OUVIDORIA_QUEUE: ("Ouvidoria — atendimento", (OMBUDSMAN_ID,)),
     WAITING_QUEUE: ("e-SIC — prazo de recurso do cidadão", ()),
 }
@@ -105,7 +109,7 @@ def _sector_nodes(sector: str) -> list[dict[str, Any]]:
             q,
             "esic.analysis@1",
             ["answer", "extension_reason"],
-            timers=_expiry("lai.request"),
+            timers=_expiry("lai.request", nxt="notify_late"),
             public={"label": "Em análise"},
             outcomes={"answer": "notify_answered", "extend": f"notify_extended_{sector}"},
             outcome_requires={"answer": ["answer"], "extend": ["extension_reason"]},
@@ -122,7 +126,7 @@ def _sector_nodes(sector: str) -> list[dict[str, Any]]:
             q,
             "esic.answer@1",
             ["answer"],
-            timers=_expiry("lai.request", extension=True),
+            timers=_expiry("lai.request", extension=True, nxt="notify_late"),
             public={"label": "Prazo prorrogado"},
             next="notify_answered",
         ),
@@ -207,6 +211,28 @@ PEDIDO: dict[str, Any] = {
         },
         _notify("notify_closed", "esic.notify", "esic.closed", "request_id", "closed"),
         {"id": "closed", "type": "end", "public": {"label": "Encerrado"}},
+        # Not answered in time: the citizen may file a reclamação within 10 days, decided in 5
+        # (Decreto 7.724/2012, art. 22); without one the request ends as expired.
+        _notify("notify_late", "esic.notify", "esic.late", "request_id", "await_complaint"),
+        {
+            "id": "await_complaint",
+            "type": "manual_task",
+            "queue": WAITING_QUEUE,
+            "timers": [
+                {"id": "window", "deadline": {"rule": "lai.complaint_window"}, "next": "expired"}
+            ],
+            "public": {"label": "Prazo vencido"},
+            "next": "complaint",
+        },
+        _task(
+            "complaint",
+            COMPLAINT_QUEUE,
+            "esic.answer@1",
+            ["answer"],
+            timers=_expiry("lai.complaint_decision"),
+            public={"label": "Reclamação"},
+            next="notify_answered",
+        ),
         _notify("notify_expired", "esic.notify", "esic.expired", "request_id", "expired"),
         {"id": "expired", "type": "end", "result": "expired", "public": {"label": "Prazo vencido"}},
     ],
@@ -221,6 +247,8 @@ REQUEST_NODES: dict[str, RequestStatus] = {
     "appeal_2": RequestStatus.APPEAL_2,
     "notify_appeal_2": RequestStatus.APPEAL_2_ANSWERED,
     "closed": RequestStatus.CLOSED,
+    "await_complaint": RequestStatus.EXPIRED,
+    "complaint": RequestStatus.COMPLAINT,
     "expired": RequestStatus.EXPIRED,
 }
 

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from contracts.kernel import Actor
 from core.app import Platform
 from core.clock import FixedClock
-from modules.esic.demo import ANALYST, OMBUDSMAN, ensure_staff
+from modules.esic.demo import ANALYST, AUTHORITY, OMBUDSMAN, ensure_staff
 from modules.esic.domain import CaseStatus, ManifestationKind, RequestStatus
 from modules.esic.records import Cases, Requests
 from services.workflow.bootstrap import WorkflowService
@@ -51,6 +51,37 @@ async def test_unanswered_request_expires_at_the_end_of_the_twentieth_day_rolled
     await fires_on(service, clock, last_second(2026, 3, 23))
     assert await status(booted, rec) == RequestStatus.EXPIRED
     assert inbox.subjects()[-1].endswith("Prazo vencido")
+    assert "reclamação" in str(inbox.messages[-1].get_payload(decode=True), "utf-8")
+
+
+async def test_a_complaint_for_the_missing_answer_is_decided_within_five_days(
+    booted: Platform, service: WorkflowService, clock: FixedClock
+) -> None:
+    # Not answered by 23/03; reclamação on Wednesday 25/03 at 10:00: decision due 30/03.
+    rec = await received(booted, service)
+    await fires_on(service, clock, last_second(2026, 3, 23))
+    clock.set(datetime(2026, 3, 25, 10, 0, tzinfo=BRT))
+    requests = Requests(booted)
+    await requests.complain(rec.id, text="Sem resposta no prazo")
+    await service.delivery.drain()
+    assert await status(booted, rec) == RequestStatus.COMPLAINT
+    assert rec.instance_id is not None
+    (task,) = [t for t in await service.engine.tasks(rec.instance_id) if t.status == "ready"]
+    assert (task.node_id, task.due_at) == ("complaint", last_second(2026, 3, 30))
+    await work(service, rec, "complaint", AUTHORITY, data={"answer": "Resposta enviada"})
+    assert await status(booted, rec) == RequestStatus.ANSWERED
+
+
+async def test_without_a_complaint_in_ten_days_the_late_request_ends_expired(
+    booted: Platform, service: WorkflowService, clock: FixedClock
+) -> None:
+    # Late on 23/03 at 23:59:59: the window counts from 23/03 and ends Thursday 02/04.
+    rec = await received(booted, service)
+    await fires_on(service, clock, last_second(2026, 3, 23))
+    await fires_on(service, clock, last_second(2026, 4, 2))
+    assert rec.instance_id is not None
+    assert (await service.engine.status(rec.instance_id)).status == "expired"
+    assert await status(booted, rec) == RequestStatus.EXPIRED
 
 
 async def test_the_extension_counts_ten_days_from_the_rolled_due_date(
