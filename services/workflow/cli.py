@@ -18,6 +18,7 @@ from contracts.workflow.types import StartRequest, SubjectRef
 from core.app import Platform
 from core.cli import run_async
 from services.workflow.bootstrap import WorkflowService
+from services.workflow.cli_calendars import COMMANDS as CALENDAR_COMMANDS
 from services.workflow.cli_deadlines import COMMANDS as DEADLINE_COMMANDS
 from services.workflow.cli_migrate import COMMANDS as MIGRATION_COMMANDS
 from services.workflow.definition.bpmn import export_bpmn, import_bpmn
@@ -291,4 +292,5 @@ COMMANDS = [
     tick_cmd,
     *MIGRATION_COMMANDS,
     *DEADLINE_COMMANDS,
+    *CALENDAR_COMMANDS,
 ]
