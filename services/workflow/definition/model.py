@@ -305,19 +305,33 @@ def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
         ) from None
 
 
+LATE_FIELDS = frozenset({"third_party", "deadline"})
+"""Fields added to the format after versions were published: written only when set."""
+
+
+def _without_unset_late_fields(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            key: _without_unset_late_fields(item)
+            for key, item in value.items()
+            if not (key in LATE_FIELDS and item in (None, [], {}, ()))
+        }
+    if isinstance(value, list | tuple):
+        return [_without_unset_late_fields(item) for item in value]
+    return value
+
+
 def canonical_json(defn: Definition) -> bytes:
     """The stored form: sorted keys and every default written out.
 
     Writing defaults explicitly pins what a version means even if a later release changes a
     default; sorting makes the bytes independent of key order and whitespace in the source.
-    Fields added to the format after versions were published (``third_party``) are written only
-    when set, so those versions keep their bytes and checksums.
+    Fields added to the format after versions were published (``LATE_FIELDS``: ``third_party``,
+    a timer's or task's ``deadline``) are written only when set, so those versions keep their
+    bytes and checksums.
     """
-    if defn.third_party:
-        return msgspec.json.encode(defn, order="sorted")
     builtins = msgspec.to_builtins(defn, order="sorted")
-    del builtins["third_party"]
-    return msgspec.json.encode(builtins)
+    return msgspec.json.encode(_without_unset_late_fields(builtins))
 
 
 def checksum(defn: Definition) -> str:
