@@ -1,7 +1,12 @@
 """What modules and the kernel know of the workflow service: its engine, handlers and data."""
 
 from contracts.workflow.engine import WorkflowEngine
-from contracts.workflow.handlers import DataProvider, StepControl, WorkflowHandler
+from contracts.workflow.handlers import (
+    DataProvider,
+    ReconcilingHandler,
+    StepControl,
+    WorkflowHandler,
+)
 from contracts.workflow.subject import WorkflowSubject
 from contracts.workflow.types import (
     FailureView,
@@ -20,6 +25,7 @@ __all__ = [
     "FailureView",
     "HistoryEntry",
     "InstanceView",
+    "ReconcilingHandler",
     "StartRequest",
     "StepControl",
     "StepInput",

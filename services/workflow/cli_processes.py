@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import click
 
+from contracts.errors import NotFound
 from core.app import Platform
 from core.cli import run_async
+from services.workflow.bootstrap import WorkflowService
 from services.workflow.config import WORKER_QUEUES, load_config
 from services.workflow.plugin import service_of
 from services.workflow.processes import run_relay, run_workers, stop_event
@@ -34,14 +36,33 @@ def relay_cmd() -> None:
     run_async(_run)
 
 
+def servable_queues(service: WorkflowService) -> frozenset[str]:
+    """The broker queues a worker may consume: the built-in ones and every registered queue
+    (a module's service tasks run on a queue it registered, e.g. ``alvara.vistoria``)."""
+    return frozenset(WORKER_QUEUES) | frozenset(service.platform.registrations.queues)
+
+
+def _check_queues(service: WorkflowService, queues: tuple[str, ...]) -> None:
+    unknown = sorted(set(queues) - servable_queues(service))
+    if unknown:
+        raise NotFound(
+            f"unknown worker queue '{unknown[0]}': neither built in nor registered by a module",
+            queue=unknown[0],
+        )
+
+
 @click.command("worker")
 @click.option(
     "--queue",
     "queues",
     multiple=True,
     required=True,
-    type=click.Choice(WORKER_QUEUES),
-    help="Queue(s) to consume; repeat the option for several.",
+    metavar="QUEUE",
+    help=(
+        "Queue(s) to consume; repeat the option for several. A built-in queue ("
+        + ", ".join(WORKER_QUEUES)
+        + ") or one a module registered for its service tasks."
+    ),
 )
 @click.option("--concurrency", type=int, default=None, help="Jobs at once per queue.")
 @click.option("--no-upkeep", is_flag=True, help="Do not run the sweeper and the timer tick.")
@@ -53,8 +74,10 @@ def worker_cmd(queues: tuple[str, ...], concurrency: int | None, no_upkeep: bool
         platform = await Platform.boot(role="worker")
         try:
             _require_redis(platform)
+            service = service_of(platform)
+            _check_queues(service, queues)
             await run_workers(
-                service_of(platform),
+                service,
                 config,
                 list(queues),
                 stop_event(),

@@ -64,6 +64,7 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     platform.extras[INBOX_KEY] = service.inbox
     platform.extras["workflow.tasks"] = service.tasks  # api.human_deps.TASKS_KEY
     platform.extras["workflow.deadlines"] = service.deadlines  # api.deadlines.DEADLINES_KEY
+    platform.extras["workflow.catalog"] = service.catalog  # api.queues.CATALOG_KEY
     platform.extras[MIGRATOR_KEY] = Migrator(service.engine, SqlMigrationQueries())
     drafts = SqlDraftStore(platform.database, platform.clock, platform.ids)
     platform.extras["workflow.drafts"] = drafts  # ui.editor_ports.DRAFTS_KEY
@@ -114,8 +115,9 @@ def tramita_register_commands(registry: CommandRegistrar) -> None:
     from services.workflow.cli import COMMANDS
     from services.workflow.cli_privacy import COMMANDS as PRIVACY_COMMANDS
     from services.workflow.cli_processes import COMMANDS as PROCESS_COMMANDS
+    from services.workflow.cli_queues import COMMANDS as QUEUE_COMMANDS
 
-    for command in [*COMMANDS, *PROCESS_COMMANDS, *PRIVACY_COMMANDS]:
+    for command in [*COMMANDS, *PROCESS_COMMANDS, *PRIVACY_COMMANDS, *QUEUE_COMMANDS]:
         registry.add(command)
 
 

@@ -16,6 +16,7 @@ from services.workflow.api.forms import FormController
 from services.workflow.api.instances import InstanceController, MessageController
 from services.workflow.api.migrations import MigrationController, RepairController
 from services.workflow.api.operations import AuditController, DeadLetterController
+from services.workflow.api.queues import QueueMemberController
 from services.workflow.api.task_actions import TaskInboxController
 from services.workflow.api.tasks import InstanceTaskController, TaskController
 from services.workflow.api.workflows import WorkflowController
@@ -42,6 +43,7 @@ def api_router() -> Router:
             RepairController,
             DeadlineController,
             InstanceDeadlineController,
+            QueueMemberController,
         ],
         request_max_body_size=API_MAX_BODY,
     )

@@ -283,9 +283,20 @@ class Catalog:
             await uow.commit()
         return bool(added)
 
+    async def members(self, queue: str) -> list[str]:
+        """The queue's member user ids, sorted; ``NotFound`` for an unknown queue."""
+        async with self._uow() as uow:
+            store = self._store(uow)
+            if await store.queue(queue) is None:
+                raise NotFound("unknown queue", queue=queue)
+            return await store.members(queue)
+
     async def remove_member(self, queue: str, user_id: str, *, actor: Actor) -> bool:
         async with self._uow() as uow:
-            removed = await self._store(uow).remove_member(queue, user_id)
+            store = self._store(uow)
+            if await store.queue(queue) is None:
+                raise NotFound("unknown queue", queue=queue)
+            removed = await store.remove_member(queue, user_id)
             if removed:
                 await self._audit(
                     uow,

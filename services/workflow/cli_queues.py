@@ -1,0 +1,89 @@
+"""``tramita queue list|add-member|remove-member``: who works a human work queue.
+
+The operator's side of ``/api/v1/queues/{key}/members``: the same ``Catalog`` calls, each one
+transaction audited with the ``cli`` system actor (whoever can run the CLI holds the database
+credentials, as for ``tramita db upgrade``). Exit codes: 0 done, 1 a Tramita error such as an
+unknown queue or user (one line on stderr).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import click
+import msgspec
+
+from contracts.kernel import Actor
+from core.app import Platform
+from core.cli import run_async
+from services.workflow.plugin import service_of
+from services.workflow.runtime.human_policy import Catalog
+
+T = TypeVar("T")
+CLI_ACTOR = Actor(kind="system", id="cli")
+
+
+def _with_catalog(action: Callable[[Platform, Catalog], Awaitable[T]]) -> T:
+    async def _run() -> T:
+        platform = await Platform.boot()
+        try:
+            return await action(platform, service_of(platform).catalog)
+        finally:
+            await platform.close()
+
+    return run_async(_run)
+
+
+def _emit(queue: str, members: list[str], as_json: bool) -> None:
+    if as_json:
+        click.echo(msgspec.json.encode({"queue": queue, "members": members}).decode())
+    else:
+        click.echo("\n".join(members) if members else f"{queue}: no members")
+
+
+@click.group("queue")
+def queue_group() -> None:
+    """Members of human work queues."""
+
+
+@queue_group.command("list")
+@click.argument("queue")
+@click.option("--json", "as_json", is_flag=True)
+def list_cmd(queue: str, as_json: bool) -> None:
+    """List the user ids that are members of QUEUE."""
+
+    async def _list(platform: Platform, catalog: Catalog) -> list[str]:
+        return await catalog.members(queue)
+
+    _emit(queue, _with_catalog(_list), as_json)
+
+
+@queue_group.command("add-member")
+@click.argument("queue")
+@click.argument("user_id")
+def add_cmd(queue: str, user_id: str) -> None:
+    """Make USER_ID a member of QUEUE (they also need the queue's permission)."""
+
+    async def _add(platform: Platform, catalog: Catalog) -> bool:
+        await platform.directory.get_user(user_id)
+        return await catalog.add_member(queue, user_id, actor=CLI_ACTOR)
+
+    added = _with_catalog(_add)
+    click.echo(f"{user_id} {'added to' if added else 'is already a member of'} {queue}")
+
+
+@queue_group.command("remove-member")
+@click.argument("queue")
+@click.argument("user_id")
+def remove_cmd(queue: str, user_id: str) -> None:
+    """Remove USER_ID from QUEUE."""
+
+    async def _remove(platform: Platform, catalog: Catalog) -> bool:
+        return await catalog.remove_member(queue, user_id, actor=CLI_ACTOR)
+
+    removed = _with_catalog(_remove)
+    click.echo(f"{user_id} {'removed from' if removed else 'is not a member of'} {queue}")
+
+
+COMMANDS = [queue_group]
