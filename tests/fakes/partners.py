@@ -5,7 +5,8 @@
   finds what exists (what reconciliation needs).
 
 Faults are planned per process reference and consumed one per POST: ``503``, ``422``, ``slow``
-(the effect happens, the answer comes after the client's timeout), ``delay`` (a slow but
+(the effect happens, the answer comes after the client's timeout), ``lost`` (the effect happens,
+the answer is a 503), ``delay`` (a slow but
 timely answer) and ``hang`` (the effect
 happens, then the answer waits until released, so the test can kill the worker meanwhile).
 """
@@ -28,6 +29,8 @@ DELAY_S = 2.0
 
 class Partner(ABC):
     kind = "partner"
+    fault_field = "reference"
+    """The request body's field that faults are planned by."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -110,7 +113,7 @@ class Partner(ABC):
                 if "reference" not in body:  # a client killed mid-request sends half a body
                     self._send(400, {"error": "incomplete request"})
                     return
-                fault = partner._next_fault(body.get("reference", ""))
+                fault = partner._next_fault(str(body.get(partner.fault_field, "")))
                 if fault == "503":
                     self._send(503, {"error": "unavailable"})
                     return
@@ -118,6 +121,9 @@ class Partner(ABC):
                     self._send(422, {"error": "invalid"})
                     return
                 effect = partner.create(body, self.headers.get("Idempotency-Key"))
+                if fault == "lost":
+                    self._send(503, {"error": "unavailable"})
+                    return
                 if fault == "slow":
                     time.sleep(SLOW_S)
                 if fault == "delay":
@@ -156,3 +162,21 @@ class Gateway(Partner):
             message = {"message_id": f"MSG-{sum(map(len, self.effects.values())) + 1}"}
             self.effects[body["reference"]].append(message)
             return message
+
+
+class TaxSystem(Partner):
+    """A municipal tax system without idempotency: every POST issues a fee slip; a slip is found
+    by the ``reference`` the client sent. Faults are planned per licence (``subject``)."""
+
+    kind = "tax"
+    fault_field = "subject"
+
+    def create(self, body: dict[str, Any], key: str | None) -> dict[str, Any]:
+        with self.lock:
+            slip = {"number": f"DAM-{sum(map(len, self.effects.values())) + 1:04d}"}
+            self.effects[body["reference"]].append({**slip, "subject": body["subject"]})
+            return slip
+
+    def slips(self) -> list[dict[str, Any]]:
+        with self.lock:
+            return [slip for made in self.effects.values() for slip in made]

@@ -1,0 +1,1 @@
+"""Alvará de funcionamento: an example Tramita module that lives outside the tree."""

@@ -1,0 +1,79 @@
+"""The module's hook implementations (entry point ``tramita.modules: alvara``).
+
+Each hook only calls its registrar; the kernel collects what every plugin registered, and the
+workflow service (when installed) publishes the definition and builds the queues and forms at
+boot. Without the service only permissions, migrations and the lifecycle hooks are called, and
+the module works in plain mode.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from contracts.hookspecs import hookimpl
+from contracts.platform import PlatformContext
+from contracts.registries import (
+    FormRegistrar,
+    HandlerRegistrar,
+    MigrationRegistrar,
+    PermissionRegistrar,
+    QueueRegistrar,
+    SubjectRegistrar,
+    WorkflowRegistrar,
+)
+from tramita_alvara.handlers import LicenceSubject, handlers
+from tramita_alvara.records import Runtime
+from tramita_alvara.tax import TaxSystem
+from tramita_alvara.workflow import FORMS, LICENCA, PERMISSIONS, QUEUES
+
+RUNTIME = Runtime()
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+@hookimpl
+def tramita_register_permissions(registry: PermissionRegistrar) -> None:
+    for key, description in PERMISSIONS.items():
+        registry.add(key, description)
+
+
+@hookimpl
+def tramita_register_migrations(registry: MigrationRegistrar) -> None:
+    registry.add("alvara", MIGRATIONS)
+
+
+@hookimpl
+def tramita_register_queues(registry: QueueRegistrar) -> None:
+    for key, (name, permission) in QUEUES.items():
+        registry.add(key, name, permission=permission)
+
+
+@hookimpl
+def tramita_register_forms(registry: FormRegistrar) -> None:
+    for form in FORMS:
+        registry.add(form)
+
+
+@hookimpl
+def tramita_register_handlers(registry: HandlerRegistrar) -> None:
+    for name, handler in handlers(RUNTIME, TaxSystem()).items():
+        registry.add(name, handler)
+
+
+@hookimpl
+def tramita_register_subjects(registry: SubjectRegistrar) -> None:
+    registry.add(LicenceSubject(RUNTIME))
+
+
+@hookimpl
+def tramita_register_workflows(registry: WorkflowRegistrar) -> None:
+    registry.add(LICENCA)
+
+
+@hookimpl
+def tramita_startup(platform: PlatformContext) -> None:
+    RUNTIME.bind(platform)
+
+
+@hookimpl
+def tramita_shutdown(platform: PlatformContext) -> None:
+    RUNTIME.bind(None)
