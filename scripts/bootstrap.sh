@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv (if missing) and install the platform, the workflow service and the dev tools.
+# Create .venv (if missing) and install the platform, the workflow service, the example outside
+# module (examples/tramita-module-alvara, installed like a module team's package) and the dev tools.
 # Set TRAMITA_WITHOUT_WORKFLOW=1 to leave the optional workflow service out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,13 +10,15 @@ if [ ! -x .venv/bin/python ]; then
 fi
 . .venv/bin/activate
 stamp=.venv/.tramita-installed
-want="$(cat pyproject.toml constraints.txt $( [ -f services/workflow/pyproject.toml ] && echo services/workflow/pyproject.toml ) | sha256sum | cut -c1-16)-${TRAMITA_WITHOUT_WORKFLOW:-0}"
+example=./examples/tramita-module-alvara
+want="$(cat pyproject.toml constraints.txt "$example/pyproject.toml" $( [ -f services/workflow/pyproject.toml ] && echo services/workflow/pyproject.toml ) | sha256sum | cut -c1-16)-${TRAMITA_WITHOUT_WORKFLOW:-0}"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   python -m pip install --quiet --disable-pip-version-check --upgrade pip setuptools wheel
   if [ "${TRAMITA_WITHOUT_WORKFLOW:-0}" = "1" ]; then
-    python -m pip install --quiet --disable-pip-version-check -e '.[dev]' -c constraints.txt
+    python -m pip install --quiet --disable-pip-version-check -e '.[dev]' -e "$example" -c constraints.txt
   else
-    python -m pip install --quiet --disable-pip-version-check -e '.[dev]' -e ./services/workflow -c constraints.txt
+    python -m pip install --quiet --disable-pip-version-check -e '.[dev]' -e ./services/workflow \
+      -e "$example" -c constraints.txt
   fi
   echo "$want" > "$stamp"
 fi
