@@ -1,0 +1,1 @@
+"""The queues, forms and demonstration handlers that examples/*.json name."""
