@@ -15,6 +15,7 @@ The handlers are demonstrations: each effect is a value derived from the step's 
 (the same on every retry), so they are idempotent by construction and call no partner. A real
 module replaces them with its partners' clients (see docs/writing-a-module.md). The definitions
 themselves are not registered: publish them with ``tramita workflow publish examples/<file>``.
+Not installed by ``scripts/bootstrap.sh``: the test suite's fakes register the same names.
 """
 
 from __future__ import annotations
