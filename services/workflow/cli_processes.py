@@ -38,7 +38,7 @@ def relay_cmd() -> None:
 
 def servable_queues(service: WorkflowService) -> frozenset[str]:
     """The broker queues a worker may consume: the built-in ones and every registered queue
-    (a module's service tasks run on a queue it registered, e.g. ``alvara.vistoria``)."""
+    (a module's service tasks run on a queue it registered, e.g. ``alvara.tributos``)."""
     return frozenset(WORKER_QUEUES) | frozenset(service.platform.registrations.queues)
 
 
