@@ -64,7 +64,7 @@ async def _boot(database_url: str, redis_url: str | None, clock: Any, ids: Any) 
         clock=clock,
         ids=ids,
         host=host,
-        upgrade=True,  # applies the module's own branch (alvara_0001) with the others
+        upgrade=True,  # a fresh database: every branch, the module's alvara_0001 included
     )
 
 
@@ -147,7 +147,7 @@ async def _issued(platform: Platform, licences: Any, licence_id: str, tax: TaxSy
 
 async def test_the_outside_module_runs_end_to_end(
     backend: str,
-    database_url: str,
+    fresh_database_url: str,
     alvara_site: str,
     tmp_path: Path,
     clock: FixedClock,
@@ -155,12 +155,12 @@ async def test_the_outside_module_runs_end_to_end(
 ) -> None:
     tax = TaxSystem().start()
     monkeypatch.setenv("ALVARA_TAX_URL", tax.url)
-    env = _env(alvara_site, database_url, ALVARA_TAX_URL=tax.url)
+    env = _env(alvara_site, fresh_database_url, ALVARA_TAX_URL=tax.url)
     try:
         if backend == "sqlite":
-            await _embedded(database_url, env, tax, clock)
+            await _embedded(fresh_database_url, env, tax, clock)
         else:
-            await _with_processes(database_url, env, tax, tmp_path)
+            await _with_processes(fresh_database_url, env, tax, tmp_path)
     finally:
         tax.stop()
 
@@ -235,9 +235,9 @@ async def _with_processes(
 
 
 def test_a_worker_refuses_a_queue_nobody_registered(
-    database_url: str, alvara_site: str, tmp_path: Path
+    fresh_database_url: str, alvara_site: str, tmp_path: Path
 ) -> None:
-    env = _env(alvara_site, database_url, TRAMITA_REDIS_URL="redis://127.0.0.1:1/0")
+    env = _env(alvara_site, fresh_database_url, TRAMITA_REDIS_URL="redis://127.0.0.1:1/0")
     result = _tramita(env, "worker", "--queue", "alvara.nada")
     assert result.returncode == 1
     assert result.stderr.strip() == (
