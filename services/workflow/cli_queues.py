@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
+from uuid import UUID
 
 import click
 import msgspec
@@ -61,13 +62,13 @@ def list_cmd(queue: str, as_json: bool) -> None:
 
 @queue_group.command("add-member")
 @click.argument("queue")
-@click.argument("user_id")
-def add_cmd(queue: str, user_id: str) -> None:
+@click.argument("user_id", type=click.UUID)
+def add_cmd(queue: str, user_id: UUID) -> None:
     """Make USER_ID a member of QUEUE (they also need the queue's permission)."""
 
     async def _add(platform: Platform, catalog: Catalog) -> bool:
-        await platform.directory.get_user(user_id)
-        return await catalog.add_member(queue, user_id, actor=CLI_ACTOR)
+        await platform.directory.get_user(str(user_id))
+        return await catalog.add_member(queue, str(user_id), actor=CLI_ACTOR)
 
     added = _with_catalog(_add)
     click.echo(f"{user_id} {'added to' if added else 'is already a member of'} {queue}")
@@ -75,12 +76,12 @@ def add_cmd(queue: str, user_id: str) -> None:
 
 @queue_group.command("remove-member")
 @click.argument("queue")
-@click.argument("user_id")
-def remove_cmd(queue: str, user_id: str) -> None:
+@click.argument("user_id", type=click.UUID)
+def remove_cmd(queue: str, user_id: UUID) -> None:
     """Remove USER_ID from QUEUE."""
 
     async def _remove(platform: Platform, catalog: Catalog) -> bool:
-        return await catalog.remove_member(queue, user_id, actor=CLI_ACTOR)
+        return await catalog.remove_member(queue, str(user_id), actor=CLI_ACTOR)
 
     removed = _with_catalog(_remove)
     click.echo(f"{user_id} {'removed from' if removed else 'is not a member of'} {queue}")

@@ -9,6 +9,7 @@ from ``tramita_register_queues``; what is managed here is never undone by a late
 from __future__ import annotations
 
 from typing import Annotated, Any
+from uuid import UUID
 
 import msgspec
 from litestar import Controller, Request, delete, get, post
@@ -22,14 +23,13 @@ from services.workflow.runtime.human_policy import Catalog
 
 CATALOG_KEY = "workflow.catalog"
 NO_NUL = r"^[^\x00]*$"
-UserId = Annotated[str, Meta(min_length=1, max_length=100, pattern=NO_NUL)]
 QueueKey = Annotated[str, Meta(min_length=1, max_length=200, pattern=NO_NUL)]
 
 
 class MemberBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The user (their id, as in ``/api/v1/tasks?assignee=``) to make a member."""
 
-    user_id: UserId
+    user_id: UUID
 
 
 class QueueMembers(msgspec.Struct, frozen=True, kw_only=True):
@@ -67,15 +67,16 @@ class QueueMemberController(Controller):
     ) -> QueueMembers:
         """Make a user a member (they still need the queue's permission to work its tasks)."""
         catalog = catalog_of(request)
-        await platform_of(request).directory.get_user(data.user_id)  # NotFound for a stranger
-        added = await catalog.add_member(queue, data.user_id, actor=actor_of(request))
+        user_id = str(data.user_id)
+        await platform_of(request).directory.get_user(user_id)  # NotFound for a stranger
+        added = await catalog.add_member(queue, user_id, actor=actor_of(request))
         return QueueMembers(queue=queue, members=await catalog.members(queue), changed=added)
 
-    @delete("/{user_id:str}", guards=[requires("workflow.admin")], status_code=200)
+    @delete("/{user_id:uuid}", guards=[requires("workflow.admin")], status_code=200)
     async def remove_member(
-        self, request: Request[Any, Any, Any], queue: FromPath[QueueKey], user_id: FromPath[UserId]
+        self, request: Request[Any, Any, Any], queue: FromPath[QueueKey], user_id: FromPath[UUID]
     ) -> QueueMembers:
         """Remove a member (``changed`` false when they were not one)."""
         catalog = catalog_of(request)
-        removed = await catalog.remove_member(queue, user_id, actor=actor_of(request))
+        removed = await catalog.remove_member(queue, str(user_id), actor=actor_of(request))
         return QueueMembers(queue=queue, members=await catalog.members(queue), changed=removed)

@@ -82,14 +82,19 @@ async def test_an_unknown_queue_or_user_is_404(api: Api) -> None:
     queue = await api.client.post(
         "/api/v1/queues/no.such/members", json={"user_id": requester}, headers=api.auth()
     )
-    user = await api.client.post(URL, json={"user_id": "nobody-at-all"}, headers=api.auth())
+    stranger = "019cae6b-6600-7000-8000-0000000000ff"
+    user = await api.client.post(URL, json={"user_id": stranger}, headers=api.auth())
     listed = await api.client.get("/api/v1/queues/no.such/members", headers=api.auth())
     assert (queue.status_code, user.status_code, listed.status_code) == (404, 404, 404)
     assert queue.headers["content-type"].startswith("application/problem+json")
 
 
-async def test_unknown_fields_are_refused(api: Api) -> None:
-    response = await api.client.post(
-        URL, json={"user_id": "x", "role": "owner"}, headers=api.auth()
+async def test_unknown_fields_and_ids_that_are_not_user_ids_are_refused(api: Api) -> None:
+    requester = await _user_id(api, "requester")
+    extra = await api.client.post(
+        URL, json={"user_id": requester, "role": "owner"}, headers=api.auth()
     )
-    assert response.status_code == 400
+    not_an_id = await api.client.post(URL, json={"user_id": "nobody"}, headers=api.auth())
+    removed = await api.client.delete(f"{URL}/nobody", headers=api.auth())
+    assert (extra.status_code, not_an_id.status_code) == (400, 400)
+    assert removed.status_code == 404  # no route takes a user id that is not a UUID

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -40,7 +41,13 @@ def alvara_dist(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The site holding the installed example ("" when the venv has it already)."""
     if _installed():
         return ""
-    site = tmp_path_factory.mktemp("alvara") / "site"
+    work = tmp_path_factory.mktemp("alvara")
+    # Built from a copy: pip leaves build/ and *.egg-info beside the sources, and an egg-info on
+    # sys.path (the module's own tests put its folder there) would make it discoverable.
+    source = shutil.copytree(
+        EXAMPLE, work / "src", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
+    )
+    site = work / "site"
     subprocess.run(
         [
             sys.executable,
@@ -52,7 +59,7 @@ def alvara_dist(tmp_path_factory: pytest.TempPathFactory) -> str:
             "--no-build-isolation",
             "--target",
             str(site),
-            str(EXAMPLE),
+            str(source),
         ],
         check=True,
         capture_output=True,
