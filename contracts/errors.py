@@ -67,6 +67,14 @@ class ValidationFailed(TramitaError):
     title = "Validation failed"
 
 
+class PayloadTooLarge(TramitaError):
+    """A body or a value is over a configured size; ``limit_bytes`` says the limit."""
+
+    problem_type = "payload-too-large"
+    status = 413
+    title = "Payload too large"
+
+
 class BadRequest(TramitaError):
     problem_type = "bad-request"
     status = 400

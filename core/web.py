@@ -28,6 +28,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from contracts.errors import TramitaError, Unauthenticated
 from core import i18n
 from core.app import Platform
+from core.boundary import BoundaryMiddleware
 from core.idempotency import DEFAULT_MAX_BODY, IdempotencyMiddleware
 from core.problem_headers import challenge, limit_headers, problem_headers
 
@@ -209,14 +210,17 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
             Exception: internal_error_handler,
         },
         on_shutdown=[_close],
+        # Proxy headers first, so that rate limits and login throttling see the real client
+        # (forwarded headers count only from the configured proxies); then the locale (error
+        # pages read it), then the boundary: input no database can store is refused before an
+        # idempotency key is reserved.
         middleware=[
-            # First, so that rate limits and login throttling see the real client: the
-            # forwarded headers count only from the proxies the operator configured.
             DefineMiddleware(
                 cast(Any, ProxyHeadersMiddleware),  # uvicorn types ASGI apps its own way
                 trusted_hosts=list(platform.settings.trusted_proxies),
             ),
             LocaleMiddleware,
+            BoundaryMiddleware(max_body=DEFAULT_MAX_BODY),
             IdempotencyMiddleware(max_body=DEFAULT_MAX_BODY),
         ],
         request_max_body_size=DEFAULT_MAX_BODY,

@@ -9,15 +9,18 @@ import msgspec
 from msgspec import Meta
 
 from contracts.workflow.types import SubjectRef
+from core.boundary import INT32_MAX
 from services.workflow.api.ports import DeadLetterView, InstanceSummary
 
 Name = Annotated[str, Meta(min_length=1, max_length=100)]
 Reason = Annotated[str, Meta(min_length=1, max_length=2000)]
+VersionNumber = Annotated[int, Meta(ge=1, le=INT32_MAX)]
+"""Version numbers live in ``INTEGER`` columns; the boundary bounds every other integer."""
 
 
 class StartBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     definition_key: Name
-    version: Annotated[int, Meta(ge=1)] | None = None
+    version: VersionNumber | None = None
     context: dict[str, Any] = {}
     subject: SubjectRef | None = None
     business_key: Annotated[str, Meta(min_length=1, max_length=200)] | None = None
