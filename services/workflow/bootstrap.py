@@ -153,6 +153,7 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         applier=engine_applier,
         tenant=platform.settings.tenant,
     )
+    engine.max_context_bytes = config.max_context_bytes
     if platform.database.dialect.name == "postgresql":
         engine.tick_concurrency = max(1, config.tick_concurrency)
     executor = Executor(

@@ -42,6 +42,8 @@ class WorkflowConfig(msgspec.Struct, frozen=True, kw_only=True):
     redis_prefix: str = "tramita"
     legal_rules: str = ""
     """Path of the city's TOML file of deadline rule overrides and receipt rule (optional)."""
+    max_context_bytes: int = 1024 * 1024
+    """A start's context, encoded as JSON, may hold this many bytes (413 past it)."""
     faults: str = ""
     """Fault injection for the crash tests only (e.g. ``relay_exit_after_publish:3``)."""
 

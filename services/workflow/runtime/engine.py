@@ -37,6 +37,7 @@ from services.workflow.runtime.events import (
     TimerFired,
 )
 from services.workflow.runtime.human import TaskService
+from services.workflow.runtime.limits import DEFAULT_MAX_CONTEXT_BYTES, check_context_size
 from services.workflow.runtime.naming import protocol_number, protocol_year
 from services.workflow.runtime.ports import (
     InstanceRecord,
@@ -79,6 +80,8 @@ class Engine:
         self._versions: dict[str, VersionRecord] = {}
         self.tick_concurrency = 1
         """Timers ``tick`` fires at once (set at composition; 1 on SQLite's single writer)."""
+        self.max_context_bytes = DEFAULT_MAX_CONTEXT_BYTES
+        """A start's context, as JSON, is refused past this (set at composition)."""
         self.wakeup: Wakeup = wakeup or (lambda: None)
 
     # --- reading ------------------------------------------------------------------------------
@@ -157,6 +160,7 @@ class Engine:
     # --- starting -----------------------------------------------------------------------------
 
     async def start(self, request: StartRequest) -> InstanceView:
+        check_context_size(request.context, self.max_context_bytes)
         now = self.clock.now()
         async with self._uow() as uow:
             if request.version is None:

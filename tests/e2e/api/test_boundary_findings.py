@@ -3,13 +3,18 @@ PostgreSQL): NUL characters, integers past the columns' range, naive datetimes, 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from litestar.testing import AsyncTestClient
 
-from tests.e2e.api.conftest import Api, start_purchase
+from core.clock import FixedClock
+from core.web import create_app
+from services.workflow.plugin import service_of
+from tests.e2e.api.conftest import Api, boot_platform, make_users, start_purchase
 from tests.e2e.api.human_helpers import claim, open_tasks
-from tests.fakes.purchase import order
+from tests.fakes.purchase import PurchasePlugin, order
 
 PROBLEM = "application/problem+json"
 START = "/api/v1/instances"
@@ -158,3 +163,41 @@ async def test_json_nested_past_the_limit_names_where(api: Api) -> None:
     (error,) = response.json()["errors"]
     assert error["code"] == "too_deep"
     assert error["path"].startswith("body.context.a[0][0]")
+
+
+@pytest.fixture
+async def small_context_api(
+    database_url: str, clock: FixedClock, purchase: PurchasePlugin, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Api]:
+    """The API with the start-context limit lowered to 4 KiB (the default is 1 MiB)."""
+    monkeypatch.setenv("TRAMITA_WF_MAX_CONTEXT_BYTES", "4096")
+    platform = await boot_platform(database_url, clock, purchase)
+    tokens = await make_users(platform)
+    async with AsyncTestClient(app=create_app(platform)) as client:
+        yield Api(platform, service_of(platform), client, purchase, tokens)
+
+
+async def test_a_start_context_over_the_limit_is_413_stating_the_limit(
+    small_context_api: Api,
+) -> None:
+    api = small_context_api
+    body = start_body(context={**order(10), "item": "x" * 5000})
+    response = await api.client.post(START, json=body, headers=api.auth())
+    assert response.status_code == 413, response.text
+    assert response.headers["content-type"].startswith(PROBLEM)
+    problem = response.json()
+    assert problem["limit_bytes"] == 4096
+    assert problem["size_bytes"] > 4096
+    listed = await api.client.get(START, headers=api.auth())
+    assert listed.json()["items"] == []
+
+
+async def test_a_start_context_within_the_limit_starts(small_context_api: Api) -> None:
+    api = small_context_api
+    response = await api.client.post(START, json=start_body(), headers=api.auth())
+    assert response.status_code == 201, response.text
+
+
+async def test_the_default_start_context_limit_is_one_mebibyte(api: Api) -> None:
+    assert api.service.config.max_context_bytes == 1024 * 1024
+    assert api.service.engine.max_context_bytes == 1024 * 1024
