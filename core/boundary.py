@@ -5,9 +5,10 @@ handler runs. It refuses, with one 400 problem naming each offending field:
 
 - a NUL character in a path parameter, a query parameter (name or value), a form field, or a
   JSON string or object key (PostgreSQL ``text`` cannot hold it; the driver would raise);
-- a JSON integer outside the signed 64-bit range (SQLite's and PostgreSQL's ``BIGINT``), and an
-  integer query or path parameter outside it; narrower columns (``INTEGER``) bound their fields
-  with ``msgspec.Meta`` on the request Struct (``INT32_MAX``);
+- a JSON integer outside the signed 64-bit range (SQLite's and PostgreSQL's ``BIGINT``); an
+  integer path or query parameter outside the signed 32-bit range (``INTEGER``: they are
+  version numbers, priorities and page sizes, compared with such columns); a request Struct's
+  field stored in an ``INTEGER`` column is bounded with ``msgspec.Meta`` (``INT32_MAX``);
 - a ``datetime`` query parameter without a time zone, or one that cannot be expressed in UTC
   (stored times are UTC; a naive one would be compared with them);
 - JSON nested deeper than ``MAX_JSON_DEPTH`` (decoding and every recursive walk stay bounded).
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import PurePath
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -47,6 +49,7 @@ DEFAULT_MAX_BODY = 1024 * 1024
 
 _NUL = "A NUL character (\\u0000) cannot be stored; remove it."
 _INT = f"Use an integer from {INT64_MIN} to {INT64_MAX}."
+_INT32 = f"Use an integer from {INT32_MIN} to {INT32_MAX}."
 _DEEP = f"JSON may nest at most {MAX_JSON_DEPTH} levels of arrays and objects."
 _NAIVE = "Add a time zone offset (for example Z or -03:00)."
 _RANGE = "Use a date and time that can be expressed in UTC."
@@ -163,16 +166,16 @@ def _integer_error(path: str, raw: Any) -> FieldError | None:
         number = int(raw)
     except (TypeError, ValueError):
         return None
-    if INT64_MIN <= number <= INT64_MAX:
+    if INT32_MIN <= number <= INT32_MAX:
         return None
-    return _error(path, "integer_out_of_range", _INT)
+    return _error(path, "integer_out_of_range", _INT32)
 
 
 def parameter_errors(scope: Scope) -> list[FieldError]:
     """NULs and out-of-range values in the path and query parameters of a routed request."""
     errors: list[FieldError] = []
     for name, value in (scope.get("path_params") or {}).items():
-        if isinstance(value, str) and "\x00" in value:
+        if isinstance(value, str | PurePath) and "\x00" in str(value):
             errors.append(_error(f"path.{name}", "nul_character", _NUL))
         elif isinstance(value, int) and (problem := _integer_error(f"path.{name}", value)):
             errors.append(problem)
