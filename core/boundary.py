@@ -55,6 +55,20 @@ _NAIVE = "Add a time zone offset (for example Z or -03:00)."
 _RANGE = "Use a date and time that can be expressed in UTC."
 
 
+def whole_number(raw: str | None, *, low: int = 0, high: int = INT32_MAX) -> int | None:
+    """``raw`` as an integer from ``low`` to ``high`` (an ``INTEGER`` column by default), or
+    ``None``: for numbers a page parses from a form itself. ASCII digits only: ``str.isdigit``
+    accepts ``"²"``, which ``int()`` then refuses."""
+    text = (raw or "").strip()
+    if not text or len(text) > 19 or not text.lstrip("-").isascii():
+        return None
+    digits = text[1:] if text.startswith("-") else text
+    if not digits.isdigit():
+        return None
+    number = int(text)
+    return number if low <= number <= high else None
+
+
 def _error(path: str, code: str, message: str) -> FieldError:
     return FieldError(path=path.replace("\x00", "\\u0000")[:300], code=code, message=message)
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from core.boundary import whole_number
 from services.workflow.definition.durations import DurationError, parse_duration
 from services.workflow.ui.draft_ops import (
     HUMAN,
@@ -137,9 +138,8 @@ def _property_error(field: str, value: str, given: Mapping[str, str]) -> str | N
     if field == "form_version":
         if not given.get("form_key"):
             return "Informe a chave do formulário antes da versão."
-        return (
-            None if value.isdigit() and int(value) >= 1 else "A versão é um número a partir de 1."
-        )
+        valid = whole_number(value, low=1) is not None
+        return None if valid else "A versão é um número a partir de 1."
     if field in ("duration", "business_days", "until"):
         return _timing_error(field, value, given)
     if field == "result":
@@ -167,7 +167,7 @@ def _duration_error(value: str) -> str | None:
 
 
 def _days_error(value: str) -> str | None:
-    if value.isdigit() and 1 <= int(value) <= MAX_DAYS:
+    if whole_number(value, low=1, high=MAX_DAYS) is not None:
         return None
     return f"Dias úteis: um número de 1 a {MAX_DAYS}."
 
@@ -201,11 +201,12 @@ def set_condition(document: Mapping[str, Any], node_id: str, index: str, when: s
     """Rewrite the condition of one branch of an exclusive gateway."""
     node = find(document, node_id)
     branches = list_field(node, "branches")
-    if not index.isdigit() or int(index) >= len(branches):
+    position = whole_number(index)
+    if position is None or position >= len(branches):
         raise OpError({"when": "Essa condição não existe mais."})
     refuse_if({"when": _expression_error(when)})
     doc = copy.deepcopy(dict(document))
-    branch = find(doc, node_id)["branches"][int(index)]
+    branch = find(doc, node_id)["branches"][position]
     branch["when"] = when
     return Applied(doc, node_id)
 

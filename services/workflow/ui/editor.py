@@ -29,6 +29,7 @@ from contracts.errors import (
     FieldError,
     NotFound,
 )
+from core.boundary import whole_number
 from services.workflow.ui.definition_views import node_errors
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.draft_ops import (
@@ -203,7 +204,8 @@ async def _conflict(
 
 def _expected(values: Mapping[str, str]) -> int:
     raw = str(values.get("row_version") or "")
-    return int(raw) if raw.isdigit() else -1
+    number = whole_number(raw)
+    return -1 if number is None else number
 
 
 # --- rendering -------------------------------------------------------------------------------

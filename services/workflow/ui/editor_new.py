@@ -11,6 +11,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.connection import ASGIConnection
 
 from contracts.errors import NotFound, ServiceUnavailable
+from core.boundary import whole_number
 from services.workflow.ui.deps import reads_of
 from services.workflow.ui.draft_ops import OpError
 from services.workflow.ui.draft_props import new_document
@@ -69,7 +70,8 @@ class NewDraftController(Controller):
     async def create_from_version(self, request: Request[Any, Any, Any]) -> Response[Any]:
         values = read_values(await request.form(), ("version",))
         key, _, number = values["version"].rpartition("@")
-        found = await reads_of(request).version(key, int(number)) if number.isdigit() else None
+        chosen = whole_number(number, low=1)
+        found = None if chosen is None else await reads_of(request).version(key, chosen)
         if found is None:
             failed = Failed(
                 "copy", None, values, {"version": "Escolha uma versão publicada."}, ("version",)

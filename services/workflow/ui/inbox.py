@@ -14,6 +14,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
 from contracts.errors import BadRequest
+from core.boundary import whole_number
 from core.i18n import N_, gettext
 from services.workflow.runtime.inbox import MAX_PAGE, InboxQuery, SortKey
 from services.workflow.ui.deps import inbox_of, tasks_of
@@ -43,15 +44,17 @@ def _message(key: str) -> str | None:
     return gettext(text) if text else None
 
 
+def page_size(params: dict[str, str]) -> int:
+    """The ``limit`` asked for, within 1..MAX_PAGE; 25 when it is missing or not a number."""
+    asked = whole_number(params.get("limit"))
+    return 25 if asked is None else min(max(asked, 1), MAX_PAGE)
+
+
 def _query(params: dict[str, str], user_id: str) -> InboxQuery:
     sort = params.get("sort") or "due_at"
     if sort not in SORTS:
         raise BadRequest("unknown sort", code="invalid_sort")
-    try:
-        limit = int(params.get("limit") or 25)
-    except ValueError:
-        limit = 25
-    limit = min(max(limit, 1), MAX_PAGE)
+    limit = page_size(params)
     scope = params.get("scope") or "all"
     status = params.get("status") or ""
     return InboxQuery(
@@ -100,7 +103,7 @@ class InboxController(Controller):
             params=params,
             me=user.id,
             sizes=PAGE_SIZES,
-            limit=int(params.get("limit") or 25),
+            limit=page_size(params),
             sort_links={c: _sort_link(params, c) for c in ("due_at", "created_at", "priority")},
             next_url=next_url,
             first_url=first_url,

@@ -15,6 +15,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.boundary import whole_number
+
 MAX_INSTANCES = 500
 """The same ceiling as the JSON API's ``instance_ids``: larger moves go in batches."""
 MAX_REASON = 2000
@@ -89,9 +91,9 @@ def _version(fields: Fields, name: str, label: str, numbers: Collection[int]) ->
     raw = one(fields, name)
     if not raw:
         return Problem(name, label, "Escolha uma versão.")
-    if not raw.isdigit() or len(raw) > 9:
+    number = whole_number(raw, low=1)
+    if number is None:
         return Problem(name, label, "A versão deve ser um número.")
-    number = int(raw)
     if number not in numbers:
         return Problem(name, label, f"A versão {number} não existe nesta definição.")
     return number
@@ -177,9 +179,10 @@ def parse_expected(fields: Fields, ids: Sequence[str]) -> tuple[dict[str, int], 
     expected: dict[str, int] = {}
     for raw in fields.get("expected_versions") or ():
         instance_id, _, number = raw.strip().rpartition(":")
-        if not instance_id or not number.isdigit() or len(number) > 12:
+        row_version = whole_number(number)
+        if not instance_id or row_version is None:
             return {}, [Problem("run", "Simulação", STALE)]
-        expected[instance_id] = int(number)
+        expected[instance_id] = row_version
     if set(expected) != set(ids):
         return {}, [Problem("run", "Simulação", STALE)]
     return expected, []
