@@ -20,6 +20,7 @@ from msgspec import Meta
 from contracts.errors import ServiceUnavailable
 from contracts.workflow.types import InstanceView
 from core.auth import actor_of, requires
+from core.boundary import INT32_MAX
 from services.workflow.api.deps import engine_of, platform_of
 from services.workflow.runtime.migration import Migrator
 from services.workflow.runtime.migration_plan import MigrationReport, MigrationRequest
@@ -30,7 +31,9 @@ MAX_INSTANCES = 500
 NO_NUL = r"^[^\x00]+$"
 """PostgreSQL text cannot hold NUL: refused as bad input (400) rather than failing in SQL."""
 NodeId = Annotated[str, Meta(min_length=1, max_length=100, pattern=NO_NUL)]
-Number = Annotated[int, Meta(ge=1, le=2**31 - 1)]
+Number = Annotated[int, Meta(ge=1, le=INT32_MAX)]
+RowVersion = Annotated[int, Meta(ge=0, le=INT32_MAX)]
+"""Compared with an ``INTEGER`` column: past it PostgreSQL refuses the bind (a 500 before)."""
 Reason = Annotated[str, Meta(min_length=1, max_length=2000, pattern=r"^[^\x00]*[^\x00\s][^\x00]*$")]
 
 
@@ -43,7 +46,7 @@ class MigrationBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     instance_ids: Annotated[list[UUID], Meta(min_length=1, max_length=MAX_INSTANCES)]
     mapping: dict[NodeId, NodeId] = {}
     dry_run: bool = True
-    expected_versions: dict[UUID, Annotated[int, Meta(ge=0)]] | None = None
+    expected_versions: dict[UUID, RowVersion] | None = None
     reason: Reason | None = None
 
 
@@ -51,7 +54,7 @@ class RepairBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     token_id: NodeId
     to_node: NodeId
     reason: Reason
-    expected_version: Annotated[int, Meta(ge=0)] | None = None
+    expected_version: RowVersion | None = None
 
 
 class UowMigrationQueries:

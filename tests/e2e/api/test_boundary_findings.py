@@ -15,6 +15,7 @@ from services.workflow.plugin import service_of
 from tests.e2e.api.conftest import Api, boot_platform, make_users, start_purchase
 from tests.e2e.api.human_helpers import claim, open_tasks
 from tests.fakes.purchase import PurchasePlugin, order
+from tests.integration.migration.helpers import purchase_v1, with_node
 
 PROBLEM = "application/problem+json"
 START = "/api/v1/instances"
@@ -201,3 +202,28 @@ async def test_a_start_context_within_the_limit_starts(small_context_api: Api) -
 async def test_the_default_start_context_limit_is_one_mebibyte(api: Api) -> None:
     assert api.service.config.max_context_bytes == 1024 * 1024
     assert api.service.engine.max_context_bytes == 1024 * 1024
+
+
+async def test_a_migration_row_version_past_the_column_is_400(api: Api) -> None:
+    instance = await start_purchase(api, 20_000)
+    v2 = with_node(purchase_v1(), "manager_approval", name="Manager sign-off")
+    published = await api.client.post("/api/v1/workflows", json=v2, headers=api.auth())
+    assert published.status_code == 201, published.text
+    body = {
+        "from_version": 1,
+        "to_version": 2,
+        "instance_ids": [instance["id"]],
+        "dry_run": False,
+        "expected_versions": {instance["id"]: 2**31},
+    }
+    response = await api.client.post(
+        "/api/v1/workflows/purchase.approval/migrations", json=body, headers=api.auth()
+    )
+    assert response.status_code == 400, response.text
+    assert "expected_versions" in response.text
+    repair = {"token_id": "t", "to_node": "x", "reason": "r", "expected_version": 2**31}
+    response = await api.client.post(
+        f"{START}/{instance['id']}/repair", json=repair, headers=api.auth()
+    )
+    assert response.status_code == 400, response.text
+    assert "expected_version" in response.text
