@@ -227,3 +227,20 @@ async def test_a_migration_row_version_past_the_column_is_400(api: Api) -> None:
     )
     assert response.status_code == 400, response.text
     assert "expected_version" in response.text
+
+
+@pytest.mark.parametrize("nul", [b"\x00", b"&#0;", b"&#x0;"])
+async def test_a_bpmn_upload_holding_a_nul_is_refused_without_a_server_error(
+    api: Api, nul: bytes
+) -> None:
+    xml = (
+        b'<?xml version="1.0"?><definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL">'
+        b'<process id="p' + nul + b'"><startEvent id="s"/></process></definitions>'
+    )
+    response = await api.client.post(
+        "/api/v1/workflows/bpmn",
+        content=xml,
+        headers=api.auth(**{"content-type": "application/bpmn+xml"}),
+    )
+    assert 400 <= response.status_code < 500, response.text
+    assert response.headers["content-type"].startswith(PROBLEM)
