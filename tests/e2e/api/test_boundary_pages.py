@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from services.workflow.ui.web import SESSION_COOKIE, session_cookie_value
+from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.conftest import Api, start_purchase
 from tests.e2e.api.human_helpers import user_id
 
@@ -18,9 +18,8 @@ CSRF_COOKIE = "tramita_csrf"
 
 async def _signed_in(api: Api) -> dict[str, str]:
     """The admin's session cookie and a CSRF header that matches the CSRF cookie."""
-    api.client.cookies.set(
-        SESSION_COOKIE, session_cookie_value(api.platform, user_id(api, "admin"))
-    )
+    session = await open_session(api.platform, user_id(api, "admin"))
+    api.client.cookies.set(SESSION_COOKIE, str(session.value))
     response = await api.client.get("/cms/workflow/drafts/new")
     assert response.status_code == 200, response.text
     return {"x-csrftoken": api.client.cookies[CSRF_COOKIE]}

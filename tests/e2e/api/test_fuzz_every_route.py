@@ -22,7 +22,7 @@ from litestar.routes import HTTPRoute
 from litestar.typing import FieldDefinition
 
 from core.web import create_app
-from services.workflow.ui.web import SESSION_COOKIE, session_cookie_value
+from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.conftest import Api
 from tests.e2e.api.human_helpers import UNKNOWN, user_id
 
@@ -284,7 +284,7 @@ def _failure(case: Case, response: Any) -> str | None:
 async def test_every_route_refuses_hostile_input_without_a_server_error(api: Api) -> None:
     app = create_app(api.platform)
     operations = _operations(app)
-    cookie = session_cookie_value(api.platform, user_id(api, "admin"))
+    cookie = str((await open_session(api.platform, user_id(api, "admin"))).value)
     api.client.cookies.set(SESSION_COOKIE, cookie)
     failures: list[str] = []
     sent = 0
