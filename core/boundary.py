@@ -144,7 +144,10 @@ def _typed_params(handler: Any) -> dict[str, type]:
         kwarg = field.kwarg_definition
         alias = kwarg.query if isinstance(kwarg, ParameterKwarg) and kwarg.query else name
         found[alias] = kind
-    handler._tramita_typed_params = found
+    try:
+        handler._tramita_typed_params = found
+    except AttributeError:  # Litestar's automatic OPTIONS handler takes no new attributes
+        pass
     return found
 
 

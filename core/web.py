@@ -16,7 +16,7 @@ from litestar.datastructures import Cookie, State
 from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.middleware.base import DefineMiddleware
-from litestar.openapi import OpenAPIConfig
+from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromPath, FromQuery
 from litestar.plugins.jinja import JinjaTemplateEngine
@@ -27,10 +27,13 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from contracts.errors import TramitaError, Unauthenticated
 from core import i18n
+from core.allow import AllowOnOptionsMiddleware
 from core.app import Platform
 from core.boundary import BoundaryMiddleware
 from core.idempotency import DEFAULT_MAX_BODY, IdempotencyMiddleware
+from core.openapi import CompletedJsonRenderPlugin, StrictStructSchemaPlugin
 from core.problem_headers import challenge, limit_headers, problem_headers
+from core.query_datetimes import refuse_non_iso_datetimes
 
 PROBLEM_JSON = "application/problem+json"
 log = structlog.get_logger("tramita.web")
@@ -92,7 +95,17 @@ def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> R
     )
 
 
-@get("/health", media_type=MediaType.JSON)
+@get(
+    "/health",
+    media_type=MediaType.JSON,
+    responses={
+        503: ResponseSpec(
+            data_container=dict[str, Any],
+            description="A dependency is unreachable; the body names it.",
+            generate_examples=False,
+        )
+    },
+)
 async def health(state: State) -> Response[dict[str, Any]]:
     """Database (and, when configured, broker) reachability."""
     platform: Platform = state.platform
@@ -200,6 +213,7 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
         await platform.close()
 
     routes = list(platform.collected.routes)
+    structs = StrictStructSchemaPlugin()
     return Litestar(
         route_handlers=[health, choose_language, *routes],
         template_config=_template_config(platform, routes),
@@ -214,6 +228,7 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
         # (forwarded headers count only from the configured proxies); then the locale (error
         # pages read it), then the boundary: input no database can store is refused before an
         # idempotency key is reserved.
+        before_request=refuse_non_iso_datetimes,
         middleware=[
             DefineMiddleware(
                 cast(Any, ProxyHeadersMiddleware),  # uvicorn types ASGI apps its own way
@@ -221,13 +236,16 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
             ),
             LocaleMiddleware,
             BoundaryMiddleware(max_body=DEFAULT_MAX_BODY),
+            AllowOnOptionsMiddleware(),
             IdempotencyMiddleware(max_body=DEFAULT_MAX_BODY),
         ],
         request_max_body_size=DEFAULT_MAX_BODY,
+        plugins=[structs],
         openapi_config=OpenAPIConfig(
             title="Tramita",
             version="0.1.0",
             path="/schema",
+            render_plugins=[CompletedJsonRenderPlugin(structs)],
             components=Components(
                 security_schemes={
                     "bearer": SecurityScheme(type="http", scheme="bearer", bearer_format="JWT")

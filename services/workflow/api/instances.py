@@ -177,7 +177,7 @@ async def _searchable_fields(
     if not raw:
         return {}
     if definition is None:
-        raise BadRequest("context field filters need the 'definition' parameter")
+        raise ValidationFailed("context field filters need the 'definition' parameter")
     latest = await reads_of(request).version(definition, None)
     if latest is None:
         raise NotFound("no published version of this workflow", definition_key=definition)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import msgspec
 from msgspec import Meta
@@ -38,6 +38,8 @@ class SignalBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
 class MessageBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A message for the one open instance with this business key or protocol number."""
+
+    __exactly_one_of__: ClassVar[tuple[str, ...]] = ("business_key", "protocol")
 
     name: Name
     business_key: Annotated[str, Meta(min_length=1, max_length=200)] | None = None

@@ -9,7 +9,7 @@ and separation of duties, audited) with the caller as actor and the request's
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 from uuid import UUID
 
 import msgspec
@@ -28,6 +28,8 @@ from services.workflow.runtime.inbox import InboxPage, InboxQuery, SortKey
 
 NO_NUL = r"^[^\x00]*$"
 """PostgreSQL text cannot hold NUL: refused as bad input (400) rather than failing in SQL."""
+CURSOR = r"^[A-Za-z0-9_-]+$"
+"""A cursor is unpadded base64url; one that decodes to nothing this server issued is 422."""
 Text = Annotated[str | None, Parameter(max_length=100, pattern=NO_NUL)]
 Priority = Annotated[int | None, Parameter(ge=-(2**31) + 1, le=2**31 - 1)]
 Target = Annotated[str, Meta(min_length=1, max_length=100, pattern=NO_NUL)]
@@ -37,15 +39,55 @@ MAX_BULK = 100
 class ForwardBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Exactly one target: a person (the task becomes theirs) or a queue (it is ready there)."""
 
+    __exactly_one_of__: ClassVar[tuple[str, ...]] = ("to_user", "to_queue")
+
     to_user: Target | None = None
     to_queue: Target | None = None
 
 
-class BulkBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    action: Literal["claim", "reassign", "abandon"]
-    task_ids: Annotated[list[UUID], Meta(min_length=1, max_length=MAX_BULK)]
+TaskIds = Annotated[list[UUID], Meta(min_length=1, max_length=MAX_BULK)]
+
+
+class BulkClaim(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+    tag_field="action",
+    tag="claim",
+):
+    task_ids: TaskIds
+
+
+class BulkAbandon(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+    tag_field="action",
+    tag="abandon",
+):
+    task_ids: TaskIds
+
+
+class BulkReassign(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+    tag_field="action",
+    tag="reassign",
+):
+    """Only a reassignment takes a target, and exactly one (a person or a queue)."""
+
+    __exactly_one_of__: ClassVar[tuple[str, ...]] = ("to_user", "to_queue")
+
+    task_ids: TaskIds
     to_user: Target | None = None
     to_queue: Target | None = None
+
+
+BulkBody = BulkClaim | BulkAbandon | BulkReassign
 
 
 class BulkResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -108,7 +150,7 @@ class TaskInboxController(Controller):
         ] = "visible",
         sort: FromQuery[SortKey] = "due_at",
         limit: Annotated[int, Parameter(ge=1, le=MAX_PAGE)] = 50,
-        cursor: Annotated[str | None, Parameter(max_length=1000, pattern=NO_NUL)] = None,
+        cursor: Annotated[str | None, Parameter(max_length=1000, pattern=CURSOR)] = None,
     ) -> InboxPage:
         """The caller's inbox (their queues' tasks and theirs), newest page by ``cursor``."""
         actor = actor_of(request)
@@ -167,14 +209,12 @@ class TaskInboxController(Controller):
         """Each task in its own transaction: one refusal never undoes the others."""
         tasks, actor, key = tasks_of(request), actor_of(request), idempotency_key_of(request)
         ids = [str(i) for i in data.task_ids]
-        if data.action == "reassign":
+        if isinstance(data, BulkReassign):
             _one_target(data.to_user, data.to_queue)
             items = await tasks.bulk_reassign(
                 ids, actor=actor, to_user=data.to_user, to_queue=data.to_queue, idempotency_key=key
             )
-        elif data.to_user is not None or data.to_queue is not None:
-            raise BadRequest("only reassign takes a target", action=data.action)
-        elif data.action == "claim":
+        elif isinstance(data, BulkClaim):
             items = await tasks.bulk_claim(ids, actor=actor, idempotency_key=key)
         else:
             items = await tasks.bulk_abandon(ids, actor=actor, idempotency_key=key)

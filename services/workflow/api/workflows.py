@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, RequestBody, Schema
 from litestar.params import JSONBody, Parameter
 
 from contracts.errors import NotFound
@@ -17,6 +19,18 @@ from services.workflow.definition.bpmn import export_bpmn, import_bpmn
 BPMN_MEDIA = "application/bpmn+xml"
 Key = Annotated[str, Parameter(max_length=100)]
 Number = Annotated[int, Parameter(ge=1, le=1_000_000)]
+
+
+@dataclass
+class BpmnUpload(Operation):
+    """The upload's body is the XML itself (read raw, so Litestar cannot infer it): malformed
+    or unsafe XML is 400, well-formed XML that is not an accepted process is 422."""
+
+    def __post_init__(self) -> None:
+        self.request_body = RequestBody(
+            required=True,
+            content={BPMN_MEDIA: OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))},
+        )
 
 
 class WorkflowController(Controller):
@@ -57,7 +71,7 @@ class WorkflowController(Controller):
         """Publish a definition (canonical JSON); equal content returns the existing version."""
         return await _publish(request, data)
 
-    @post("/bpmn", guards=[requires("workflow.publish")])
+    @post("/bpmn", guards=[requires("workflow.publish")], operation_class=BpmnUpload)
     async def publish_bpmn(self, request: Request[Any, Any, Any]) -> Published:
         """Publish a BPMN 2.0 file in the supported subset (the body is the XML)."""
         return await _publish(request, import_bpmn(await request.body()))

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, Protocol
 
 import msgspec
 
-from contracts.errors import BadRequest, FieldError
+from contracts.errors import FieldError, ValidationFailed
 from contracts.kernel import Clock
 from contracts.workflow.types import TaskStatus, TaskView
 
@@ -76,7 +76,7 @@ def decode_cursor(cursor: str, sort: SortKey) -> Keyset:
     except (binascii.Error, ValueError, msgspec.DecodeError):
         keyset = None
     if keyset is None or keyset.sort != sort:
-        raise BadRequest(
+        raise ValidationFailed(
             "Invalid cursor",
             errors=[
                 FieldError(
@@ -87,7 +87,7 @@ def decode_cursor(cursor: str, sort: SortKey) -> Keyset:
             ],
         )
     if keyset.sort.lstrip("-") == "priority" and not isinstance(keyset.value, int):
-        raise BadRequest("Invalid cursor", code="invalid_cursor")
+        raise ValidationFailed("Invalid cursor", code="invalid_cursor")
     return keyset
 
 

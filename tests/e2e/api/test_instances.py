@@ -202,6 +202,14 @@ async def test_a_page_size_over_the_cap_is_400(api: Api) -> None:
     assert response.status_code == 400
 
 
+async def test_a_context_filter_without_its_definition_is_422(api: Api) -> None:
+    response = await api.client.get(
+        "/api/v1/instances", params={"field": "valor:10"}, headers=api.auth()
+    )
+    assert response.status_code == 422
+    assert response.headers["content-type"].startswith("application/problem+json")
+
+
 async def test_a_body_over_the_size_limit_is_413(api: Api) -> None:
     huge = {"definition_key": "esic_like.request", "context": {"pedido": "x" * (1024 * 1024)}}
     response = await api.client.post("/api/v1/instances", json=huge, headers=api.auth())

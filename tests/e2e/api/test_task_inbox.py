@@ -28,11 +28,11 @@ async def test_pages_follow_the_cursor_without_overlap_until_it_ends(api: Api) -
     assert second["next_cursor"] is None
 
 
-async def test_a_cursor_for_another_sort_order_is_400(api: Api) -> None:
+async def test_a_cursor_for_another_sort_order_is_422(api: Api) -> None:
     await open_tasks(api, 2)
     first = (await _inbox(api, limit=1, sort="created_at")).json()
     response = await _inbox(api, limit=1, sort="-priority", cursor=first["next_cursor"])
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert response.json()["errors"][0]["code"] == "invalid_cursor"
 
 
