@@ -20,6 +20,7 @@ is added. Field paths are ``path.<name>``, ``query.<name>``, ``form.<name>`` and
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import PurePath
@@ -144,10 +145,9 @@ def _typed_params(handler: Any) -> dict[str, type]:
         kwarg = field.kwarg_definition
         alias = kwarg.query if isinstance(kwarg, ParameterKwarg) and kwarg.query else name
         found[alias] = kind
-    try:
+    # Litestar's automatic OPTIONS handler takes no new attributes: it is simply not cached.
+    with contextlib.suppress(AttributeError):
         handler._tramita_typed_params = found
-    except AttributeError:  # Litestar's automatic OPTIONS handler takes no new attributes
-        pass
     return found
 
 
