@@ -86,7 +86,14 @@ def update(source: Path, locale_dir: Path) -> None:
         catalog.update(template, no_fuzzy_matching=True)
         catalog.obsolete.clear()
         with path.open("wb") as handle:
-            write_po(handle, catalog, width=100, omit_header=False, sort_output=True)
+            write_po(
+                handle,
+                catalog,
+                width=100,
+                omit_header=False,
+                sort_output=True,
+                include_lineno=False,
+            )
 
 
 def _translated(string: object) -> bool:
