@@ -149,6 +149,18 @@ class Directory:
             active=row.active,
         )
 
+    async def display_names(self, user_ids: Iterable[str]) -> dict[str, str]:
+        """The display name of each known user among ``user_ids`` (one query; unknown ids are
+        left out), so a page can show people by name rather than by id."""
+        wanted = sorted({u for u in user_ids if u})
+        if not wanted:
+            return {}
+        async with self._engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(users.c.id, users.c.display_name).where(users.c.id.in_(wanted))
+            )
+            return {str(r.id): str(r.display_name) for r in rows}
+
     async def authenticate(self, username: str, password: str) -> User | None:
         """The user when the name exists, is active and the password matches, else ``None``.
 

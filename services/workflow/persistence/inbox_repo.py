@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from contracts.workflow.types import TaskView
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_human as h
-from services.workflow.runtime.inbox import InboxQuery, Keyset
+from services.workflow.runtime.inbox import InboxQuery, Keyset, QueueOption
 
 _C = t.tasks.c
 
@@ -32,6 +32,8 @@ def _filters(query: InboxQuery) -> list[Any]:
         where.append(_C.assignee.is_(None))
     if query.instance_id is not None:
         where.append(_C.instance_id == query.instance_id)
+    if query.protocol is not None:
+        where.append(t.instances.c.protocol == query.protocol)
     if query.name is not None:
         where.append(sa.func.lower(_C.name).contains(query.name.lower(), autoescape=True))
     if query.priority_min is not None:
@@ -109,6 +111,45 @@ class SqlInboxQuery:
                 for row in await conn.execute(statement):
                     found.append(_view(row))
         return found
+
+    async def count(self, query: InboxQuery, cap: int) -> int:
+        """Counts at most ``cap`` rows: a LIMIT inside, so a huge queue costs ``cap`` rows."""
+        matching = (
+            sa.select(_C.id)
+            .join(t.instances, t.instances.c.id == _C.instance_id)
+            .where(*_filters(query))
+            .limit(cap)
+            .subquery()
+        )
+        async with self._engine.connect() as conn:
+            found = await conn.scalar(sa.select(sa.func.count()).select_from(matching))
+        return int(found or 0)
+
+    async def queues(self, member: str | None) -> list[QueueOption]:
+        q = h.queues.c
+        statement = sa.select(q.key, q.name).where(q.active.is_(True)).order_by(q.name, q.key)
+        if member is not None:
+            statement = statement.join(h.queue_members, h.queue_members.c.queue == q.key).where(
+                h.queue_members.c.user_id == member
+            )
+        async with self._engine.connect() as conn:
+            rows = await conn.execute(statement)
+            return [QueueOption(key=r.key, name=r.name) for r in rows]
+
+    async def members(self, queue: str) -> list[str]:
+        m = h.queue_members.c
+        async with self._engine.connect() as conn:
+            rows = await conn.execute(sa.select(m.user_id).where(m.queue == queue))
+            return [str(r.user_id) for r in rows]
+
+    async def views(self, task_ids: list[str]) -> list[TaskView]:
+        statement = (
+            sa.select(t.tasks, t.instances.c.protocol)
+            .join(t.instances, t.instances.c.id == _C.instance_id)
+            .where(_C.id.in_(sorted(set(task_ids))))
+        )
+        async with self._engine.connect() as conn:
+            return [_view(r) for r in await conn.execute(statement)]
 
 
 def _view(row: Any) -> TaskView:

@@ -43,6 +43,7 @@ from services.workflow.runtime.human_ports import (
     HumanStore,
     ensure_open,
     fingerprint,
+    is_uuid,
 )
 from services.workflow.runtime.ports import TaskRecord, UnitOfWork
 from services.workflow.runtime.publishing import ModelCompiler
@@ -134,7 +135,9 @@ class TaskService:
             if to_queue is not None:
                 queue = await store.queue(to_queue)
                 if queue is None or not queue.active:
-                    raise NotFound("unknown or inactive queue", queue=to_queue)
+                    raise NotFound(
+                        "unknown or inactive queue", queue=to_queue, code="unknown_queue"
+                    )
                 await self._guard.may_forward_into(store, task, actor.id, to_queue, grants)
                 values: dict[str, Any] = {
                     "queue": to_queue,
@@ -308,7 +311,7 @@ class TaskService:
                 view = await one(task_id, f"{key}:{task_id}" if key else None)
                 results.append(BulkItem(task_id=task_id, ok=True, task=view))
             except TramitaError as exc:
-                code = exc.fields.get("code")
+                code, who = exc.fields.get("code"), exc.fields.get("who")
                 results.append(
                     BulkItem(
                         task_id=task_id,
@@ -316,6 +319,7 @@ class TaskService:
                         problem=exc.problem_type,
                         status=exc.status,
                         code=code if isinstance(code, str) else None,
+                        who=who if isinstance(who, str) else None,
                     )
                 )
         return results
@@ -367,13 +371,15 @@ class TaskService:
                     raise Forbidden(
                         "only people act on tasks", task_id=task_id, code="not_a_person"
                     )
+                if not is_uuid(task_id):  # names no task; PostgreSQL would not even cast it
+                    raise NotFound("unknown task", task_id=task_id, code="unknown_task")
                 if lock_instance_first:  # the engine's lock order: instance, then its tasks
                     instance_id = await store.task_instance_id(task_id)
                     if instance_id is not None:
                         await uow.lock_instance(instance_id)
                 task = await uow.lock_task(task_id)
                 if task is None:
-                    raise NotFound("unknown task", task_id=task_id)
+                    raise NotFound("unknown task", task_id=task_id, code="unknown_task")
                 now = self._clock.now()
                 await body(uow, store, task, now, grants)
                 changed = await uow.lock_task(task_id)

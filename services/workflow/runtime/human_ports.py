@@ -7,6 +7,7 @@ work connection, so nothing here (nor in ``runtime``) imports SQLAlchemy.
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, Protocol
@@ -59,6 +60,8 @@ class BulkItem(msgspec.Struct, frozen=True, kw_only=True):
     problem: str | None = None
     status: int | None = None
     code: str | None = None
+    who: str | None = None
+    """For a refused membership or permission: whose (``actor``, or the ``target`` person)."""
 
 
 class HumanStore(Protocol):
@@ -99,6 +102,16 @@ Grants = Mapping[str, frozenset[str]]
 """Permissions of the people an action involves, read before its transaction opens (on SQLite
 a second connection inside it would wait for the write lock the action holds)."""
 Body = Callable[[UnitOfWork, HumanStore, TaskRecord, datetime, Grants], Awaitable[None]]
+
+
+def is_uuid(value: str) -> bool:
+    """Task ids are UUIDs: anything else names no task (and PostgreSQL would refuse to cast
+    it, so it is never sent to the database)."""
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
 
 
 def fingerprint(action: str, task_id: str, params: Mapping[str, Any]) -> str:

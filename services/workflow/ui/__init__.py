@@ -13,9 +13,11 @@ from typing import Any
 from litestar import Router
 from litestar.static_files import create_static_files_router
 
+from services.workflow.ui.bulk import BulkController
 from services.workflow.ui.definitions import DefinitionPagesController
 from services.workflow.ui.editor import DraftEditorController, NewDraftController
 from services.workflow.ui.inbox import InboxController, TaskActionController
+from services.workflow.ui.inbox_events import InboxEventsController
 from services.workflow.ui.instances import InstancePageController
 from services.workflow.ui.landing import ROUTES as LANDING_ROUTES
 from services.workflow.ui.migration_wizard import MigrationWizardController
@@ -42,7 +44,9 @@ def ui_router() -> Router:
             login,
             logout,
             InboxController,
+            InboxEventsController,
             TaskActionController,
+            BulkController,
             TaskPageController,
             InstancePageController,
             OperationsController,

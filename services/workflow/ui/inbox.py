@@ -1,24 +1,42 @@
 """``/cms/workflow/inbox``: the person's tasks as a table, and the actions on them.
 
 Every action is a plain form post (the page works without JavaScript): row buttons post to the
-single-task routes through ``formaction``, the bulk buttons post the checked rows. Each action
-redirects back (post/redirect/get) with a fixed message key, never free text.
+single-task routes through ``formaction``, the bulk buttons post the checked rows (``bulk.py``
+answers them task by task). Each single action redirects back (post/redirect/get) with a fixed
+message key, never free text. Filters: protocol number, queue (a picker of the person's queues,
+by name; a supervisor — ``workflow.admin`` — sees every queue and may list them all at once),
+task, mine/unassigned, status; a total count capped at ``COUNT_CAP``; previous and next pages
+over the keyset cursor; select all on the page (a link without JavaScript, a toggle with it).
+Where JavaScript runs, ``inbox.js`` listens to ``inbox_events`` and says when new tasks arrive.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, cast
 from urllib.parse import urlencode
 
+import msgspec
+from babel.numbers import format_decimal
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
 from contracts.errors import BadRequest
 from core.boundary import whole_number
-from core.i18n import N_, gettext
-from services.workflow.runtime.inbox import MAX_PAGE, InboxQuery, SortKey
+from core.i18n import N_, current_locale, gettext
+from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION
+from services.workflow.runtime.inbox import MAX_PAGE, Count, InboxQuery, SortKey
 from services.workflow.ui.deps import inbox_of, tasks_of
-from services.workflow.ui.web import page, page_requires, see_other, ui_actor
+from services.workflow.ui.people import names_of
+from services.workflow.ui.web import (
+    SCRIPT_CSP,
+    SECURITY_HEADERS,
+    page,
+    page_requires,
+    platform_of,
+    see_other,
+    ui_actor,
+)
 
 INBOX = "/cms/workflow/inbox"
 PAGE_SIZES = (10, 25, 50, 100)
@@ -35,7 +53,6 @@ MESSAGES = {
     "released": N_("Task released to the queue."),
     "forwarded": N_("Task forwarded."),
     "completed": N_("Task completed."),
-    "bulk": N_("Bulk action done."),
 }
 
 
@@ -50,17 +67,19 @@ def page_size(params: dict[str, str]) -> int:
     return 25 if asked is None else min(max(asked, 1), MAX_PAGE)
 
 
-def _query(params: dict[str, str], user_id: str) -> InboxQuery:
+def _query(params: dict[str, str], user_id: str, *, supervisor: bool) -> InboxQuery:
     sort = params.get("sort") or "due_at"
     if sort not in SORTS:
         raise BadRequest("unknown sort", code="invalid_sort")
     limit = page_size(params)
     scope = params.get("scope") or "all"
     status = params.get("status") or ""
+    protocol = (params.get("protocol") or "").strip()[:100] or None
     return InboxQuery(
-        visible_to=user_id,
+        visible_to=None if supervisor and scope == "team" else user_id,
         queue=params.get("queue") or None,
-        name=params.get("name") or None,
+        name=(params.get("name") or "").strip()[:100] or None,
+        protocol=protocol,
         assignee=user_id if scope == "mine" else None,
         unassigned=scope == "unassigned",
         status=cast(Any, (status,)) if status in ("ready", "claimed") else ("ready", "claimed"),
@@ -76,8 +95,33 @@ def _sort_link(params: dict[str, str], column: str) -> tuple[str, str]:
     ascending = current == column
     target = f"-{column}" if ascending else column
     state = "ascending" if ascending else "descending" if current == f"-{column}" else "none"
-    rest = {k: v for k, v in params.items() if k not in ("sort", "cursor", "msg") and v}
+    rest = {k: v for k, v in params.items() if k not in (*_TRANSIENT, "sort") and v}
     return f"{INBOX}?{urlencode({**rest, 'sort': target})}", state
+
+
+_TRANSIENT = ("cursor", "msg", "select")
+
+
+def _link(keep: dict[str, str], **extra: str) -> str:
+    query = urlencode({**keep, **extra})
+    return f"{INBOX}?{query}" if query else INBOX
+
+
+def etag_of(*parts: Any) -> str:
+    """A weak validator over what the page shows (the body also holds a fresh bulk key)."""
+    digest = hashlib.sha256(msgspec.json.encode(parts)).hexdigest()[:32]
+    return f'W/"{digest}"'
+
+
+def matches(header: str | None, etag: str) -> bool:
+    if not header:
+        return False
+    return any(tag.strip() in (etag, etag[2:], "*") for tag in header.split(","))
+
+
+def _total(total: Count) -> str:
+    number = format_decimal(total.value, locale=current_locale())
+    return f"{number}+" if total.capped else number
 
 
 class InboxController(Controller):
@@ -86,28 +130,72 @@ class InboxController(Controller):
 
     @get("/", guards=[page_requires("workflow.tasks")])
     async def inbox(self, request: Request[Any, Any, Any]) -> Response[Any]:
+        """The person's tasks. Answers ``If-None-Match`` with 304 when nothing it shows
+        changed, so a page (or a script) can poll it cheaply."""
         params = {k: str(v) for k, v in request.query_params.items()}
         user = ui_actor(request)
-        result = await inbox_of(request).page(_query(params, user.id))
-        keep = {k: v for k, v in params.items() if k not in ("cursor", "msg") and v}
-        next_url = (
-            f"{INBOX}?{urlencode({**keep, 'cursor': result.next_cursor})}"
-            if result.next_cursor
-            else None
+        platform = platform_of(request)
+        supervisor = await platform.directory.has(user.id, SUPERVISOR_PERMISSION)
+        query = _query(params, user.id, supervisor=supervisor)
+        inbox = inbox_of(request)
+        result = await inbox.page(query)
+        total = await inbox.count(query)
+        every = await inbox.queues(None)
+        mine = every if supervisor else await inbox.queues(user.id)
+        people: set[str] = set()
+        for option in mine:
+            people.update(await inbox.members(option.key))
+        names = await names_of(request, [*people, *(t.assignee for t in result.items)])
+        keep = {k: v for k, v in params.items() if k not in _TRANSIENT and v}
+        next_url = _link(keep, cursor=result.next_cursor) if result.next_cursor else None
+        previous_url = (
+            _link(keep, cursor=result.previous_cursor) if result.previous_cursor else None
         )
-        first_url = f"{INBOX}?{urlencode(keep)}" if params.get("cursor") else None
+        first_url = _link(keep) if params.get("cursor") else None
+        message = _message(params.get("msg", ""))
+        tag = etag_of(
+            user.id,
+            current_locale(),
+            sorted(params.items()),
+            [msgspec.to_builtins(t) for t in result.items],
+            msgspec.to_builtins(total),
+            [msgspec.to_builtins(q) for q in every],
+            [q.key for q in mine],
+            sorted(names.items()),
+            request.cookies.get("tramita_csrf", ""),
+        )
+        headers = {"etag": tag, "cache-control": "private, no-cache"}
+        if matches(request.headers.get("if-none-match"), tag):
+            return Response(content=b"", status_code=304, headers={**SECURITY_HEADERS, **headers})
         return page(
             request,
             "inbox.html",
+            csp=SCRIPT_CSP,
+            headers=headers,
             tasks=result.items,
             params=params,
             me=user.id,
+            supervisor=supervisor,
             sizes=PAGE_SIZES,
-            limit=page_size(params),
+            limit=query.limit,
+            total=total,
+            queues=mine,
+            targets=every,
+            queue_names={q.key: q.name for q in every},
+            total_text=_total(total),
+            people=sorted(people, key=lambda u: (names.get(u, ""), u)),
+            names=names,
+            select_all=params.get("select") == "all",
+            select_all_url=_link(
+                {**keep, **({"cursor": params["cursor"]} if params.get("cursor") else {})},
+                select="all",
+            ),
             sort_links={c: _sort_link(params, c) for c in ("due_at", "created_at", "priority")},
             next_url=next_url,
+            previous_url=previous_url,
             first_url=first_url,
-            message=_message(params.get("msg", "")),
+            message=message,
+            bulk_key=str(platform.ids.new_id()),
         )
 
 
@@ -151,20 +239,3 @@ class TaskActionController(Controller):
             task_id, actor=ui_actor(request), to_queue=to_queue, to_user=to_user
         )
         return see_other(_back(form, "forwarded"))
-
-    @post("/bulk", status_code=303)
-    async def bulk(self, request: Request[Any, Any, Any]) -> Response[Any]:
-        """Each selected task in its own transaction: one refusal never undoes the others."""
-        form = await request.form()
-        ids = [str(t) for t in form.getall("task_ids", [])]
-        action = str(form.get("action") or "")
-        actor = ui_actor(request)
-        service = tasks_of(request)
-        if action == "claim":
-            await service.bulk_claim(ids, actor=actor)
-        elif action == "forward":
-            to_queue = str(form.get("bulk_queue") or "").strip() or None
-            await service.bulk_reassign(ids, actor=actor, to_queue=to_queue)
-        else:
-            raise BadRequest("unknown bulk action", code="invalid_action")
-        return see_other(_back(form, "bulk"))

@@ -12,6 +12,7 @@ from litestar.params import FromPath
 from contracts.errors import ValidationFailed
 from core.localtime import datetime_text
 from services.workflow.ui.deps import engine_of, reads_of
+from services.workflow.ui.people import names_of
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 MAX_REASON = 500
@@ -49,6 +50,14 @@ class InstancePageController(Controller):
         engine = engine_of(request)
         view = await engine.status(instance_id)
         reads = reads_of(request)
+        history = await engine.history(instance_id)
+        tasks = await engine.tasks(instance_id)
+        audit = await reads.audit_trail(instance_id)
+        people = [
+            *(h.actor.id for h in history if h.actor and h.actor.kind == "user"),
+            *(a.actor.id for a in audit if a.actor.kind == "user"),
+            *(t.assignee for t in tasks),
+        ]
         return page(
             request,
             "instance.html",
@@ -56,9 +65,10 @@ class InstancePageController(Controller):
             step_runs=await reads.step_runs(instance_id),
             error_parts=error_parts,
             dt_s=fmt_dt_seconds,
-            history=await engine.history(instance_id),
-            tasks=await engine.tasks(instance_id),
-            audit=await reads.audit_trail(instance_id),
+            history=history,
+            tasks=tasks,
+            audit=audit,
+            names=await names_of(request, people),
             cancelled=request.query_params.get("msg") == "cancelled",
             reason_error=None,
         )

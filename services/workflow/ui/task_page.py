@@ -23,6 +23,7 @@ from services.workflow.ui.form_view import (
     find_schema,
     submitted_values,
 )
+from services.workflow.ui.people import names_of
 from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor
 
 OUTCOME_LABELS = {"approve": "Aprovar", "reject": "Rejeitar", "return": "Devolver"}
@@ -35,7 +36,7 @@ async def _task(request: Request[Any, Any, Any], instance_id: str, task_id: str)
     raise NotFound("unknown task", task_id=task_id)
 
 
-def _render(
+async def _render(
     request: Request[Any, Any, Any],
     task: TaskView,
     *,
@@ -65,6 +66,7 @@ def _render(
         outcome_error=errors.get("__outcome__"),
         outcomes=[(o, OUTCOME_LABELS.get(o, o)) for o in task.outcomes],
         me=ui_actor(request).id,
+        names=await names_of(request, [task.assignee]),
     )
 
 
@@ -78,7 +80,7 @@ class TaskPageController(Controller):
         self, request: Request[Any, Any, Any], instance_id: FromPath[str], task_id: FromPath[str]
     ) -> Response[Any]:
         task = await _task(request, instance_id, task_id)
-        return _render(request, task, values={}, errors={}, outcome=None)
+        return await _render(request, task, values={}, errors={}, outcome=None)
 
     @post("/", status_code=303)
     async def complete(
@@ -106,6 +108,6 @@ class TaskPageController(Controller):
                 errors = errors_by_field(exc.errors, known)
                 if not errors:
                     errors["__form__"] = "O formulário tem erros."
-        return _render(
+        return await _render(
             request, task, values=values, errors=errors, outcome=outcome, status_code=422
         )

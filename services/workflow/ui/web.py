@@ -39,6 +39,7 @@ from core.problem_headers import limit_headers, problem_headers
 from services.workflow.page_headers import CSP as CSP  # re-exported for the pages
 from services.workflow.page_headers import SCRIPT_CSP as SCRIPT_CSP
 from services.workflow.page_headers import SECURITY_HEADERS as SECURITY_HEADERS
+from services.workflow.ui.people import person
 
 SESSION_COOKIE = "tramita_session"
 SESSION_TTL_S = 8 * 3600
@@ -202,14 +203,22 @@ def page(
     *,
     status_code: int = 200,
     csp: str = CSP,
+    headers: dict[str, str] | None = None,
     **context: Any,
 ) -> Template:
     user = request.scope.get("state", {}).get(_USER_KEY)
     return Template(
         template_name=template,
-        context={"user": user, "dt": fmt_dt, "d": date_text, "path": request.url.path, **context},
+        context={
+            "user": user,
+            "dt": fmt_dt,
+            "d": date_text,
+            "path": request.url.path,
+            "person": person,
+            **context,
+        },
         status_code=status_code,
-        headers={**SECURITY_HEADERS, "content-security-policy": csp},
+        headers={**SECURITY_HEADERS, "content-security-policy": csp, **(headers or {})},
     )
 
 

@@ -52,7 +52,7 @@ async def test_bulk_claim_answers_for_each_task(wf: WorkflowService) -> None:
     assert [(r.ok, r.problem, r.code) for r in results] == [
         (True, None, None),
         (False, "conflict", "claimed_by_other"),
-        (False, "not-found", None),
+        (False, "not-found", "unknown_task"),
     ]
     assert results[0].task is not None and results[0].task.assignee == ANA.id
 

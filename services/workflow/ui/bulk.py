@@ -1,0 +1,138 @@
+"""Bulk actions from the inbox, answered task by task.
+
+Each selected task is its own TaskService call (one refusal never undoes the others), and the
+answer page lists every task with what happened to it: done, or refused and why, in words a
+clerk reads (claimed by another clerk, not a member of the queue, unknown queue…). The reasons
+come from the refusal's ``code`` (fixed keys, never the exception's text).
+
+The answer is the POST's own page, not a redirect: it has no session to travel through. A
+reload is harmless because the form carries an idempotency key drawn when the inbox was shown
+(``bulk_key``): the same key and action replay the stored answers instead of acting again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import msgspec
+from litestar import Controller, Request, Response, post
+
+from contracts.errors import BadRequest
+from contracts.workflow.types import TaskView
+from core.i18n import N_, gettext
+from services.workflow.runtime.human import BulkItem
+from services.workflow.ui.deps import inbox_of, tasks_of
+from services.workflow.ui.people import names_of
+from services.workflow.ui.web import page, page_requires, ui_actor
+
+REASONS = {
+    "claimed_by_other": N_("Claimed by another clerk."),
+    "not_a_member": N_("You are not a member of the task's queue."),
+    "not_a_member:target": N_("That person is not a member of the task's queue."),
+    "missing_permission": N_("You lack the permission of the task's queue."),
+    "missing_permission:target": N_("That person lacks the permission of the task's queue."),
+    "unknown_queue": N_("Unknown or inactive queue."),
+    "unknown_task": N_("Unknown task."),
+    "task_closed": N_("The task is already closed."),
+    "not_claimed": N_("The task is not claimed."),
+    "forward_not_allowed": N_(
+        "You may only forward into your own queues or the queues this one forwards to."
+    ),
+    "separation_of_duties": N_("Separation of duties: this person cannot hold this task."),
+    "idempotency_key_reused": N_(
+        "This form was already used for another action: reload the inbox."
+    ),
+}
+FALLBACK = N_("Refused.")
+MAX_BULK = 200
+
+
+class BulkRow(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of the answer: the task (when it exists) and what happened to it."""
+
+    task_id: str
+    ok: bool
+    reason: str | None
+    task: TaskView | None
+
+
+def reason_of(item: BulkItem) -> str | None:
+    """The pt-BR (or English) sentence for a refusal; ``None`` for a task that was done."""
+    if item.ok:
+        return None
+    code = item.code
+    if code is None and item.problem == "idempotency-key-reused":
+        code = "idempotency_key_reused"
+    text = REASONS.get(f"{code}:{item.who}") or REASONS.get(code or "") or FALLBACK
+    return gettext(text)
+
+
+def report(items: list[BulkItem], before: dict[str, TaskView]) -> list[BulkRow]:
+    """Rows in the order the tasks were selected; a done task shows its state after."""
+    return [
+        BulkRow(
+            task_id=item.task_id,
+            ok=item.ok,
+            reason=reason_of(item),
+            task=item.task if item.task is not None else before.get(item.task_id),
+        )
+        for item in items
+    ]
+
+
+def _key(form: Any, action: str, target: str) -> str | None:
+    base = str(form.get("bulk_key") or "").strip()
+    if not base or len(base) > 64:
+        return None
+    digest = hashlib.sha256(target.encode()).hexdigest()[:12]
+    return f"ui:{base}:{action}:{digest}"
+
+
+class BulkController(Controller):
+    path = "/cms/workflow/tasks/bulk"
+    include_in_schema = False
+    guards = [page_requires("workflow.tasks")]
+
+    @post("/", status_code=200)
+    async def bulk(self, request: Request[Any, Any, Any]) -> Response[Any]:
+        form = await request.form()
+        ids = list(dict.fromkeys(str(t) for t in form.getall("task_ids", [])))[:MAX_BULK]
+        action = str(form.get("action") or "")
+        actor = ui_actor(request)
+        service = tasks_of(request)
+        to_queue = str(form.get("bulk_queue") or "").strip() or None
+        to_user = str(form.get("bulk_user") or "").strip() or None
+        if action not in ("claim", "forward", "assign"):
+            raise BadRequest("unknown bulk action", code="invalid_action")
+        if action == "forward" and to_queue is None:
+            raise BadRequest("choose a queue to forward to", code="missing_queue")
+        if action == "assign" and to_user is None:
+            raise BadRequest("choose a person to forward to", code="missing_user")
+        inbox = inbox_of(request)
+        before = await inbox.views(ids)
+        target = to_queue if action == "forward" else to_user if action == "assign" else ""
+        key = _key(form, action, target or "")
+        if action == "claim":
+            items = await service.bulk_claim(ids, actor=actor, idempotency_key=key)
+        elif action == "forward":
+            items = await service.bulk_reassign(
+                ids, actor=actor, to_queue=to_queue, idempotency_key=key
+            )
+        else:
+            items = await service.bulk_reassign(
+                ids, actor=actor, to_user=to_user, idempotency_key=key
+            )
+        rows = report(items, before)
+        people = {r.task.assignee for r in rows if r.task and r.task.assignee}
+        return page(
+            request,
+            "bulk_result.html",
+            rows=rows,
+            done=sum(1 for r in rows if r.ok),
+            refused=sum(1 for r in rows if not r.ok),
+            action=action,
+            names=await names_of(request, people),
+            queue_names={q.key: q.name for q in await inbox.queues(None)},
+            me=actor.id,
+        )
