@@ -35,6 +35,12 @@ class InstanceQuery(msgspec.Struct, frozen=True, kw_only=True):
     started_from: datetime | None = None
     started_to: datetime | None = None
     fields: dict[str, str] = {}
+    node: str | None = None
+    """Instances with an open task on this node."""
+    queue: str | None = None
+    """Instances with an open task in this queue."""
+    overdue_at: datetime | None = None
+    """Instances with an open task due before this moment (overdue now)."""
     before: str | None = None
     limit: int = 50
 

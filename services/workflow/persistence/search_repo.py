@@ -107,6 +107,20 @@ class SqlApiReads:
             where.append(c.started_at < query.started_to)
         for key, value in sorted(query.fields.items()):
             where.append(c.context[key].as_string() == value)
+        task = t.tasks.c
+        open_task: list[Any] = []
+        if query.node is not None:
+            open_task.append(task.node_id == query.node)
+        if query.queue is not None:
+            open_task.append(task.queue == query.queue)
+        if query.overdue_at is not None:
+            open_task.append(task.due_at < query.overdue_at)
+        if open_task:
+            where.append(
+                sa.exists().where(
+                    task.instance_id == c.id, task.status.in_(("ready", "claimed")), *open_task
+                )
+            )
         if query.before is not None:
             where.append(c.id < query.before)
         limit = max(1, min(query.limit, MAX_PAGE))

@@ -23,6 +23,7 @@ from services.workflow.ui.landing import ROUTES as LANDING_ROUTES
 from services.workflow.ui.migration_wizard import MigrationWizardController
 from services.workflow.ui.operations import OperationsController
 from services.workflow.ui.portal import portal_router
+from services.workflow.ui.search import SearchPageController
 from services.workflow.ui.session_pages import login, login_form, logout
 from services.workflow.ui.stuck import StuckInstancesController
 from services.workflow.ui.task_page import TaskPageController
@@ -48,6 +49,7 @@ def ui_router() -> Router:
             TaskActionController,
             BulkController,
             TaskPageController,
+            SearchPageController,
             InstancePageController,
             OperationsController,
             MigrationWizardController,

@@ -209,3 +209,33 @@ async def test_a_supervisor_lists_every_queue_at_once_and_a_clerk_cannot(
     await page.goto(f"{site.url}/cms/workflow/inbox?scope=team")
     await expect(page.locator("caption")).to_contain_text("Tarefas abertas: 0")
     await context.close()
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+@pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1280", "390"])
+async def test_the_search_page_finds_a_case_by_number_queue_and_status(
+    site: Site, browser: Browser, javascript: bool, viewport: dict[str, int]
+) -> None:
+    (_, first), (_, second) = await _review_tasks(site, 2)
+    context, page = await new_page(browser, viewport=viewport, java_script_enabled=javascript)
+    await login(page, site, "revisor")
+    await page.get_by_role("link", name="Buscar processos").click()
+    await page.get_by_label("Protocolo", exact=True).fill(second)
+    await page.get_by_role("button", name="Buscar", exact=True).click()
+    await expect(page.locator("tbody tr")).to_have_count(1)
+    await expect(page.locator("tbody")).to_contain_text(second)
+    await page.get_by_label("Protocolo", exact=True).fill("")
+    await page.get_by_label("Fila", exact=True).select_option(label="Diário Oficial — revisão")
+    await page.get_by_label("Situação").select_option(label="Aguardando")
+    await page.get_by_role("button", name="Buscar", exact=True).click()
+    await expect(page.locator("tbody tr")).to_have_count(2)
+    assert await _overflow(page) == 0
+    if javascript:
+        assert await serious_violations(page) == []
+    await page.goto(f"{site.url}/cms/workflow/search?from=31-12")
+    await expect(page.get_by_role("alert")).to_contain_text("Use uma data como 31/12/2026.")
+    await expect(page.get_by_label("Iniciado a partir de")).to_have_attribute(
+        "aria-invalid", "true"
+    )
+    await context.close()
+    assert first != second
