@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 from litestar import Controller, Request, Response, get
+from markupsafe import Markup
 
 from contracts.workflow.types import TERMINAL_STATUSES
 from core.i18n import N_, gettext
@@ -53,6 +54,18 @@ def local_midnight(value: str) -> datetime | None:
 def _text(params: dict[str, str], key: str) -> str | None:
     value = (params.get(key) or "").strip()[:100]
     return value if value and "\x00" not in value else None
+
+
+def _invalid(errors: dict[str, str]) -> dict[str, Markup]:
+    """The attributes of each invalid input (fixed text; keys are our own field names)."""
+    first = next(iter(errors), None)
+    return {
+        key: Markup(
+            f' aria-invalid="true" aria-describedby="s-{key}-error"'
+            + (" autofocus" if key == first else "")
+        )
+        for key in errors
+    }
 
 
 class SearchPageController(Controller):
@@ -119,6 +132,7 @@ class SearchPageController(Controller):
             status_code=400 if errors else 200,
             params=params,
             errors=errors,
+            invalid=_invalid(errors),
             searched=searched,
             results=results,
             definitions=definitions,
