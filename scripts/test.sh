@@ -27,4 +27,9 @@ TRAMITA_TEST_BACKEND=sqlite run -q "${workers[@]}" --cov --cov-report= "$@" || s
 echo "== database tests on PostgreSQL =="
 TRAMITA_TEST_BACKEND=postgresql run -q -m db "${workers[@]}" --cov --cov-append \
   --cov-report=term:skip-covered "$@" || status=1
+# The example outside module's own suite, as its team runs it: from its folder, with its own
+# pytest settings (its `tests` package would shadow ours in one session), on both databases.
+echo "== the example outside module's own tests (examples/tramita-module-alvara) =="
+(cd examples/tramita-module-alvara && TRAMITA_TEST_BACKEND=all run -q -p no:cacheprovider tests) \
+  || status=1
 exit $status

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from contracts.errors import BadRequest
+from contracts.errors import ValidationFailed
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.runtime.inbox import InboxQuery
@@ -107,6 +107,6 @@ async def test_visible_to_shows_only_my_queues_and_my_tasks(
     assert [t.id for t in seen.items] == [ids[0]]
 
 
-async def test_a_forged_cursor_is_a_bad_request(wf: WorkflowService) -> None:
-    with pytest.raises(BadRequest):
+async def test_a_forged_cursor_is_refused_as_invalid(wf: WorkflowService) -> None:
+    with pytest.raises(ValidationFailed):
         await wf.inbox.page(InboxQuery(cursor="not-a-cursor"))
