@@ -24,7 +24,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 # axe-core for the browser accessibility scans (tests/e2e/ui), when npm is available.
 if [ -f package-lock.json ] && [ ! -d node_modules/axe-core ] && command -v npm >/dev/null 2>&1; then
-  npm ci --no-audit --no-fund --silent
+  npm ci --prefer-offline --no-audit --no-fund --silent
 fi
 # The version page's diagram bundle (bpmn-js via esbuild); without npm the page shows only the list.
 bash scripts/build_ui.sh || echo "bootstrap: scripts/build_ui.sh failed; pages work without the diagram" >&2

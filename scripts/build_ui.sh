@@ -16,7 +16,7 @@ fi
 # npm ci when a package is missing or package-lock.json changed since the last install.
 if [ ! -d node_modules/bpmn-js ] || [ ! -d node_modules/esbuild ] || [ ! -d node_modules/axe-core ] \
   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund --silent
+  npm ci --prefer-offline --no-audit --no-fund --silent
 fi
 # Up to date when both outputs are newer than every input.
 if [ -f "$out/diagram.js" ] && [ -f "$out/diagram.css" ] \
