@@ -15,6 +15,7 @@ import pluggy
 if TYPE_CHECKING:
     from contracts.platform import PlatformContext
     from contracts.registries import (
+        CaseViewRegistrar,
         CommandRegistrar,
         DataProviderRegistrar,
         DeadlineRuleRegistrar,
@@ -136,6 +137,21 @@ def tramita_register_subjects(registry: SubjectRegistrar) -> None:
     Called at boot. ``on_transition`` is delivered from the outbox after commit, at least once.
 
     Implemented by domain modules whose legal status follows a workflow.
+    """
+
+
+@hookspec
+def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
+    """Register how a module describes its subjects beside a task's form.
+
+    Called at boot when the workflow service is installed. Each ``CaseView`` serves one subject
+    type (a second view for the same type raises ``DuplicateRegistration`` naming both
+    plugins). The task and instance pages call ``describe`` with the subject, the viewer and
+    their permissions; the module reads its own records and decides what the viewer may see
+    of the requester. A view that raises never breaks the page.
+
+    Implemented by domain modules whose instances have a subject (``esic.request``,
+    ``diario.act``, ``noticias.news``...).
     """
 
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from contracts.kernel import AuditWriter, Clock, IdGen, Permissions
+from contracts.workflow.case import CaseView
 from contracts.workflow.engine import WorkflowEngine
 from contracts.workflow.handlers import DataProvider, WorkflowHandler
 from contracts.workflow.legal import LegalRule
@@ -37,6 +38,11 @@ class Registrations(Protocol):
     def data_providers(self) -> Mapping[str, DataProvider]: ...
     @property
     def subjects(self) -> Mapping[str, WorkflowSubject]: ...
+    @property
+    def case_views(self) -> Mapping[str, CaseView]:
+        """``subject type -> CaseView`` that describes its cases on the task pages."""
+        ...
+
     @property
     def deadline_rules(self) -> Mapping[str, LegalRule]:
         """Legal deadline rules by key, as modules registered them (before city overrides)."""

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from contracts.workflow.case import CaseView
 from contracts.workflow.handlers import DataProvider, WorkflowHandler
 from contracts.workflow.legal import LegalRule
 from contracts.workflow.subject import WorkflowSubject
@@ -76,6 +77,12 @@ class DataProviderRegistrar(Protocol):
 class SubjectRegistrar(Protocol):
     def add(self, subject: WorkflowSubject) -> None:
         """Register the listener for one subject type's transitions."""
+        ...
+
+
+class CaseViewRegistrar(Protocol):
+    def add(self, view: CaseView) -> None:
+        """Register how one subject type's case is described on the task and instance pages."""
         ...
 
 

@@ -130,6 +130,9 @@ class PluginHost:
                 "tramita_register_subjects", lambda f, p: f(registry=r.SubjectRegistrar(c, p))
             )
             self._each(
+                "tramita_register_case_views", lambda f, p: f(registry=r.CaseViewRegistrar(c, p))
+            )
+            self._each(
                 "tramita_register_workflows", lambda f, p: f(registry=r.WorkflowRegistrar(c, p))
             )
         return c

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from contracts.errors import DuplicateRegistration, PluginError
+from contracts.workflow.case import CaseView
 from contracts.workflow.handlers import DataProvider, WorkflowHandler
 from contracts.workflow.legal import LegalRule
 from contracts.workflow.subject import WorkflowSubject
@@ -31,6 +32,7 @@ class Collected:
     forward_targets: dict[str, tuple[str, ...]] = field(default_factory=dict)
     data_providers: dict[str, DataProvider] = field(default_factory=dict)
     subjects: dict[str, WorkflowSubject] = field(default_factory=dict)
+    case_views: dict[str, CaseView] = field(default_factory=dict)
     deadline_rules: dict[str, LegalRule] = field(default_factory=dict)
     routes: list[Any] = field(default_factory=list)
     migrations: dict[str, Path] = field(default_factory=dict)
@@ -134,6 +136,17 @@ class SubjectRegistrar(_Bound):
         self._c.subjects[subject.subject_type] = subject
 
 
+class CaseViewRegistrar(_Bound):
+    def add(self, view: CaseView) -> None:
+        if not isinstance(view, CaseView):
+            raise PluginError(
+                f"case view from plugin {self._plugin!r} has no subject_type or describe()",
+                plugin=self._plugin,
+            )
+        self._c.claim("case view", view.subject_type, self._plugin)
+        self._c.case_views[view.subject_type] = view
+
+
 class RouteRegistrar(_Bound):
     def add(self, handler: Any) -> None:
         self._c.routes.append(handler)
@@ -168,6 +181,7 @@ class Registrations:
     forward_targets: Mapping[str, tuple[str, ...]]
     data_providers: Mapping[str, DataProvider]
     subjects: Mapping[str, WorkflowSubject]
+    case_views: Mapping[str, CaseView]
     deadline_rules: Mapping[str, LegalRule]
     _owners: Mapping[tuple[str, str], str]
 
@@ -185,6 +199,7 @@ class Registrations:
             forward_targets=MappingProxyType(dict(c.forward_targets)),
             data_providers=MappingProxyType(dict(c.data_providers)),
             subjects=MappingProxyType(dict(c.subjects)),
+            case_views=MappingProxyType(dict(c.case_views)),
             deadline_rules=MappingProxyType(dict(c.deadline_rules)),
             _owners=MappingProxyType(dict(c.owners)),
         )

@@ -1,0 +1,94 @@
+"""The case a task is about, as its module describes it for the people working on it.
+
+The task and instance pages show, beside the form, what the instance is about: a module
+registers a ``CaseView`` per subject type and the service asks it for a ``CaseDescription``.
+The service never imports the module and never reads its tables; the module reads its own
+records. Texts in a description are the module's own words, shown as they are.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+import msgspec
+
+from contracts.kernel import Actor
+from contracts.workflow.types import SubjectRef
+
+
+class CaseField(msgspec.Struct, frozen=True, kw_only=True):
+    """One labelled fact of the case (``Setor: Saúde``)."""
+
+    label: str
+    value: str
+
+
+class CaseEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """A dated event of the case's past: an earlier answer, an appeal, a complaint."""
+
+    at: datetime
+    label: str
+    text: str = ""
+
+
+class CaseDocument(msgspec.Struct, frozen=True, kw_only=True):
+    """A document attached to the case; ``href`` is a staff page or download, if any."""
+
+    title: str
+    href: str | None = None
+    at: datetime | None = None
+
+
+class CasePerson(msgspec.Struct, frozen=True, kw_only=True):
+    """The requester as the access rules allow: ``restricted`` hides who they are.
+
+    A module fills ``name``/``email`` only when the viewer holds the permission it checks
+    (``CaseQuery.grants``); otherwise both stay ``None`` and ``restricted`` is ``True``.
+    """
+
+    name: str | None = None
+    email: str | None = None
+    restricted: bool = False
+    anonymous: bool = False
+    """The person chose not to identify themselves (an anonymous ombudsman case)."""
+
+
+class CaseDescription(msgspec.Struct, frozen=True, kw_only=True):
+    """What a module says about its subject: shown beside the task's form, read-only."""
+
+    title: str
+    summary: tuple[str, ...] = ()
+    """Paragraphs of the subject's own text (the question asked, the act's body)."""
+    fields: tuple[CaseField, ...] = ()
+    requester: CasePerson | None = None
+    """``None`` when the subject has no requester (an act written by staff)."""
+    entries: tuple[CaseEntry, ...] = ()
+    """Earlier answers and appeals, oldest first."""
+    documents: tuple[CaseDocument, ...] = ()
+
+
+class CaseQuery(msgspec.Struct, frozen=True, kw_only=True):
+    """Which case to describe, and for whom (``grants``: every permission the viewer holds)."""
+
+    subject: SubjectRef
+    instance_id: str
+    protocol: str
+    definition_key: str
+    viewer: Actor
+    grants: frozenset[str] = frozenset()
+
+
+@runtime_checkable
+class CaseView(Protocol):
+    """Describes the subjects of one type for the task and instance pages.
+
+    ``describe`` reads the module's own records and returns ``None`` for a subject it does not
+    know. It must not change anything; an exception is logged (ids only) and the page shows
+    that the summary could not be loaded.
+    """
+
+    @property
+    def subject_type(self) -> str: ...
+
+    async def describe(self, query: CaseQuery) -> CaseDescription | None: ...
