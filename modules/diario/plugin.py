@@ -8,6 +8,7 @@ from typing import Any
 from contracts.hookspecs import hookimpl
 from contracts.platform import PlatformContext
 from contracts.registries import (
+    CaseViewRegistrar,
     FormRegistrar,
     HandlerRegistrar,
     MigrationRegistrar,
@@ -17,7 +18,7 @@ from contracts.registries import (
     WorkflowRegistrar,
 )
 from modules.diario.demo import run_demo
-from modules.diario.handlers import ActSubject, PublishHandler
+from modules.diario.handlers import ActCase, ActSubject, PublishHandler
 from modules.diario.records import Runtime
 from modules.diario.workflows import FORMS, PUBLICACAO, QUEUES
 
@@ -58,6 +59,11 @@ def tramita_register_handlers(registry: HandlerRegistrar) -> None:
 @hookimpl
 def tramita_register_subjects(registry: SubjectRegistrar) -> None:
     registry.add(ActSubject(RUNTIME))
+
+
+@hookimpl
+def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
+    registry.add(ActCase(RUNTIME))
 
 
 @hookimpl

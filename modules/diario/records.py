@@ -89,6 +89,12 @@ class ActStore:
             row = await _load(conn, act_id)
         return _act(row)
 
+    async def find(self, act_id: str) -> tuple[Act, str] | None:
+        """The act and its body, or ``None`` for an unknown id (the case view's read)."""
+        async with self.p.database.connect() as conn:
+            row = (await conn.execute(sa.select(acts).where(acts.c.id == act_id))).first()
+        return None if row is None else (_act(row), str(row.body))
+
     async def submit(self, act_id: str, *, actor: Actor) -> Act:
         """Send a draft to review: starts the flow when installed, else moves the status."""
         act = await self.get(act_id)

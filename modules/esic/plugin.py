@@ -8,6 +8,7 @@ from typing import Any
 from contracts.hookspecs import hookimpl
 from contracts.platform import PlatformContext
 from contracts.registries import (
+    CaseViewRegistrar,
     DeadlineRuleRegistrar,
     FormRegistrar,
     HandlerRegistrar,
@@ -17,6 +18,7 @@ from contracts.registries import (
     SubjectRegistrar,
     WorkflowRegistrar,
 )
+from modules.esic.case import CONTACT_PERMISSION, REQUESTER_PERMISSION, case_views
 from modules.esic.demo import run_demo
 from modules.esic.legal import RULES
 from modules.esic.notify import Runtime, handlers, subjects
@@ -32,6 +34,8 @@ def tramita_register_permissions(registry: PermissionRegistrar) -> None:
     registry.add("esic.appeal", "Decide appeals")
     registry.add("esic.manage", "Route and extend requests")
     registry.add("ouvidoria.answer", "Answer ombudsman cases")
+    registry.add(REQUESTER_PERMISSION, "See who made an information request (name, e-mail)")
+    registry.add(CONTACT_PERMISSION, "See the contact of an identified ombudsman case")
 
 
 @hookimpl
@@ -67,6 +71,12 @@ def tramita_register_handlers(registry: HandlerRegistrar) -> None:
 def tramita_register_subjects(registry: SubjectRegistrar) -> None:
     for subject in subjects(RUNTIME):
         registry.add(subject)
+
+
+@hookimpl
+def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
+    for view in case_views(RUNTIME):
+        registry.add(view)
 
 
 @hookimpl

@@ -8,6 +8,7 @@ moved only by the flow (``follow``, from ``on_transition``); plain moves then re
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -75,6 +76,14 @@ class TimelineEntry(msgspec.Struct, frozen=True, kw_only=True):
     at: str
 
 
+class Appeal(msgspec.Struct, frozen=True, kw_only=True):
+    """A citizen's appeal (instance 1 or 2) or complaint (instance 0), with its grounds."""
+
+    instance: int
+    text: str
+    at: datetime
+
+
 class Tracked:
     def __init__(self, platform: PlatformContext, kind: Kind) -> None:
         self.p = platform
@@ -128,6 +137,25 @@ class Tracked:
                 await conn.execute(sa.select(self.k.email).where(self.k.table.c.id == record_id))
             ).first()
         return None if row is None else row[0]
+
+    async def details(self, record_id: str) -> dict[str, Any] | None:
+        """Every column of the record (personal ones included: for staff pages, never logs)."""
+        async with self.p.database.connect() as conn:
+            row = (
+                await conn.execute(sa.select(self.k.table).where(self.k.table.c.id == record_id))
+            ).first()
+        return None if row is None else dict(row._mapping)
+
+    async def staff_timeline(self, record_id: str) -> list[tuple[datetime, str]]:
+        """The public labels with their aware datetimes, oldest first."""
+        t = timeline.c
+        async with self.p.database.connect() as conn:
+            rows = await conn.execute(
+                sa.select(t.label, t.at)
+                .where(t.subject_type == self.k.subject_type, t.subject_id == record_id)
+                .order_by(t.at, t.seq)
+            )
+            return [(r.at, r.label) for r in rows]
 
     async def move(self, record_id: str, target: StrEnum, *, actor: Actor) -> Record:
         """A plain-mode move (refused while the flow drives the record)."""
@@ -240,6 +268,17 @@ class Requests(Tracked):
             "requester_email": email,
         }
         return await self._create(values, {"sector": sector})
+
+    async def appeals(self, record_id: str) -> list[Appeal]:
+        """The request's complaint and appeals, oldest first."""
+        a = appeals.c
+        async with self.p.database.connect() as conn:
+            rows = await conn.execute(
+                sa.select(a.instance, a.text, a.created_at)
+                .where(a.request_id == record_id)
+                .order_by(a.created_at, a.instance)
+            )
+            return [Appeal(instance=r.instance, text=r.text, at=r.created_at) for r in rows]
 
     async def appeal(self, record_id: str, *, text: str) -> Record:
         """The citizen appeals: the text stays here; the flow gets a bare signal."""

@@ -44,8 +44,8 @@ QUEUES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 PROFILES: dict[str, tuple[str, ...]] = {
     "esic.analista": ("esic.answer", "esic.manage"),
-    "esic.autoridade": ("esic.appeal",),
-    "ouvidoria.ouvidor": ("ouvidoria.answer",),
+    "esic.autoridade": ("esic.appeal", "esic.requester"),
+    "ouvidoria.ouvidor": ("ouvidoria.answer", "ouvidoria.requester"),
 }
 
 

@@ -1,7 +1,8 @@
-"""The flow's hooks into the module: the publish step and the status listener."""
+"""The flow's hooks into the module: the publish step, the status listener, the case view."""
 
 from __future__ import annotations
 
+from contracts.workflow.case import CaseDescription, CaseField, CaseQuery
 from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import StepInput, StepResult, TransitionEvent
 from modules.noticias.domain import NewsStatus
@@ -36,3 +37,35 @@ class NewsSubject:
             context = (await room.p.workflow.status(event.instance_id)).context
             reason = context.get("reject_reason")
         await room.follow(event.subject.id, target, instance_id=event.instance_id, reason=reason)
+
+
+NEWS_STATUS_TEXT: dict[str, str] = {
+    NewsStatus.DRAFT: "Rascunho",
+    NewsStatus.PENDING: "Aguardando aprovação",
+    NewsStatus.SCHEDULED: "Publicação agendada",
+    NewsStatus.PUBLISHED: "Publicada",
+    NewsStatus.REJECTED: "Devolvida",
+}
+
+
+class NewsCase:
+    """``noticias.news`` beside a task: the item's title and text, its status."""
+
+    subject_type = SUBJECT_TYPE
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._rt = runtime
+
+    async def describe(self, query: CaseQuery) -> CaseDescription | None:
+        found = await self._rt.newsroom.find(query.subject.id)
+        if found is None:
+            return None
+        item, body = found
+        fields = [CaseField(label="Situação", value=NEWS_STATUS_TEXT.get(item.status, item.status))]
+        if item.reject_reason:
+            fields.append(CaseField(label="Motivo da devolução", value=item.reject_reason))
+        return CaseDescription(
+            title=item.title,
+            summary=tuple(p.strip() for p in body.split("\n\n") if p.strip()),
+            fields=tuple(fields),
+        )

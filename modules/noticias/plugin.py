@@ -8,6 +8,7 @@ from typing import Any
 from contracts.hookspecs import hookimpl
 from contracts.platform import PlatformContext
 from contracts.registries import (
+    CaseViewRegistrar,
     FormRegistrar,
     HandlerRegistrar,
     MigrationRegistrar,
@@ -17,7 +18,7 @@ from contracts.registries import (
     WorkflowRegistrar,
 )
 from modules.noticias.demo import run_demo
-from modules.noticias.handlers import NewsSubject, PublishHandler
+from modules.noticias.handlers import NewsCase, NewsSubject, PublishHandler
 from modules.noticias.records import Runtime
 from modules.noticias.workflows import APROVACAO, FORMS, QUEUES
 
@@ -56,6 +57,11 @@ def tramita_register_handlers(registry: HandlerRegistrar) -> None:
 @hookimpl
 def tramita_register_subjects(registry: SubjectRegistrar) -> None:
     registry.add(NewsSubject(RUNTIME))
+
+
+@hookimpl
+def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
+    registry.add(NewsCase(RUNTIME))
 
 
 @hookimpl

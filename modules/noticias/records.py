@@ -71,16 +71,13 @@ class Newsroom:
     async def get(self, news_id: str) -> News:
         async with self.p.database.connect() as conn:
             row = await _load(conn, news_id)
-        return News(
-            id=row.id,
-            title=row.title,
-            author_id=row.author_id,
-            status=NewsStatus(row.status),
-            publish_at=row.publish_at,
-            published_at=row.published_at,
-            reject_reason=row.reject_reason,
-            instance_id=row.instance_id,
-        )
+        return _news(row)
+
+    async def find(self, news_id: str) -> tuple[News, str] | None:
+        """The item and its body, or ``None`` for an unknown id (the case view's read)."""
+        async with self.p.database.connect() as conn:
+            row = (await conn.execute(sa.select(news).where(news.c.id == news_id))).first()
+        return None if row is None else (_news(row), str(row.body))
 
     async def submit(
         self, news_id: str, *, actor: Actor, publish_at: datetime | None = None
@@ -189,6 +186,19 @@ def _ahead(current: NewsStatus, target: NewsStatus) -> bool:
                 seen.add(nxt)
                 frontier.append(nxt)
     return False
+
+
+def _news(row: Any) -> News:
+    return News(
+        id=row.id,
+        title=row.title,
+        author_id=row.author_id,
+        status=NewsStatus(row.status),
+        publish_at=row.publish_at,
+        published_at=row.published_at,
+        reject_reason=row.reject_reason,
+        instance_id=row.instance_id,
+    )
 
 
 async def _load(conn: Any, news_id: str) -> Any:
