@@ -92,7 +92,7 @@ class ActStore:
     async def find(self, act_id: str) -> tuple[Act, str] | None:
         """The act and its body, or ``None`` for an unknown id (the case view's read)."""
         async with self.p.database.connect() as conn:
-            row = (await conn.execute(sa.select(acts).where(acts.c.id == act_id))).first()
+            row = (await conn.execute(_select().where(acts.c.id == act_id))).first()
         return None if row is None else (_act(row), str(row.body))
 
     async def submit(self, act_id: str, *, actor: Actor) -> Act:

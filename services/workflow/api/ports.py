@@ -150,6 +150,19 @@ class StuckInstanceView(msgspec.Struct, frozen=True, kw_only=True):
     last_progress_at: datetime
 
 
+class SubmissionView(msgspec.Struct, frozen=True, kw_only=True):
+    """A stored form submission of an instance: the snapshot bytes as the task service wrote
+    them (``services.workflow.forms.decode_snapshot`` reads them back)."""
+
+    id: str
+    task_id: str
+    form_key: str
+    form_version: int
+    snapshot: bytes
+    actor_id: str | None
+    submitted_at: datetime
+
+
 class ApiReads(Protocol):
     async def search(self, query: InstanceQuery) -> list[InstanceSummary]: ...
 
@@ -187,4 +200,8 @@ class ApiReads(Protocol):
     ) -> list[StuckInstanceView]:
         """Open instances whose last progress is older than ``progress_before``, the longest
         stuck first (the notion of progress the ``stuck`` gauge counts with)."""
+        ...
+
+    async def submissions(self, instance_id: str) -> list[SubmissionView]:
+        """Every accepted form submission of the instance's tasks, oldest first."""
         ...

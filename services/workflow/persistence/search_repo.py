@@ -26,11 +26,13 @@ from services.workflow.api.ports import (
     PublicSource,
     StepRunView,
     StuckInstanceView,
+    SubmissionView,
     VersionDocument,
     VersionSummary,
 )
 from services.workflow.persistence import ops_reads
 from services.workflow.persistence import tables as t
+from services.workflow.persistence import tables_human as h
 
 _SUMMARY_COLUMNS = (
     t.instances.c.id,
@@ -283,3 +285,23 @@ class SqlApiReads:
             return await ops_reads.stuck_instances(
                 conn, progress_before, max(1, min(limit, MAX_PAGE + 1))
             )
+
+    async def submissions(self, instance_id: str) -> list[SubmissionView]:
+        s = h.form_submissions.c
+        rows = await self._all(
+            sa.select(h.form_submissions)
+            .where(s.instance_id == instance_id)
+            .order_by(s.submitted_at, s.id)
+        )
+        return [
+            SubmissionView(
+                id=str(r.id),
+                task_id=str(r.task_id),
+                form_key=r.form_key,
+                form_version=r.form_version,
+                snapshot=r.snapshot.encode(),
+                actor_id=r.actor_id,
+                submitted_at=r.submitted_at,
+            )
+            for r in rows
+        ]

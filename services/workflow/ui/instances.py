@@ -11,6 +11,7 @@ from litestar.params import FromPath
 
 from contracts.errors import ValidationFailed
 from core.localtime import datetime_text
+from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
@@ -53,7 +54,9 @@ class InstancePageController(Controller):
         history = await engine.history(instance_id)
         tasks = await engine.tasks(instance_id)
         audit = await reads.audit_trail(instance_id)
+        case = await case_panel(request, view, tasks)
         people = [
+            *case.people,
             *(h.actor.id for h in history if h.actor and h.actor.kind == "user"),
             *(a.actor.id for a in audit if a.actor.kind == "user"),
             *(t.assignee for t in tasks),
@@ -68,6 +71,7 @@ class InstancePageController(Controller):
             history=history,
             tasks=tasks,
             audit=audit,
+            case=case,
             names=await names_of(request, people),
             cancelled=request.query_params.get("msg") == "cancelled",
             reason_error=None,

@@ -1,4 +1,5 @@
-"""The task page: the task's form from its versioned schema, and completing it.
+"""The task page: the case (``case_panel``) beside the task's form from its versioned schema,
+and completing it.
 
 A validation failure re-renders the page with what the person typed, an error summary at the
 top linking to each field, every message tied to its input by ``aria-describedby`` and the
@@ -16,6 +17,8 @@ from litestar.params import FromPath
 
 from contracts.errors import NotFound, ValidationFailed
 from contracts.workflow.types import TaskView
+from core.i18n import N_, gettext
+from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deps import engine_of, tasks_of
 from services.workflow.ui.form_view import (
     errors_by_field,
@@ -26,7 +29,7 @@ from services.workflow.ui.form_view import (
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor
 
-OUTCOME_LABELS = {"approve": "Aprovar", "reject": "Rejeitar", "return": "Devolver"}
+OUTCOME_LABELS = {"approve": N_("Approve"), "reject": N_("Reject"), "return": N_("Return")}
 
 
 async def _task(request: Request[Any, Any, Any], instance_id: str, task_id: str) -> TaskView:
@@ -49,10 +52,16 @@ async def _render(
     fields = field_views(schema, values, errors) if schema else []
     summary = [(f"field-{f.id}", f.label, f.error) for f in fields if f.error]
     if "__outcome__" in errors:
-        summary.insert(0, ("outcome-" + task.outcomes[0], "Decisão", errors["__outcome__"]))
+        summary.insert(
+            0, ("outcome-" + task.outcomes[0], gettext("Decision"), errors["__outcome__"])
+        )
     if "__form__" in errors:
-        summary.append(("task-form", "Formulário", errors["__form__"]))
+        summary.append(("task-form", gettext("Form"), errors["__form__"]))
     first = next((f.id for f in fields if f.error), None)
+    engine = engine_of(request)
+    case = await case_panel(
+        request, await engine.status(task.instance_id), await engine.tasks(task.instance_id)
+    )
     return page(
         request,
         "task.html",
@@ -64,9 +73,12 @@ async def _render(
         first_invalid=first,
         outcome=outcome,
         outcome_error=errors.get("__outcome__"),
-        outcomes=[(o, OUTCOME_LABELS.get(o, o)) for o in task.outcomes],
+        outcomes=[
+            (o, gettext(OUTCOME_LABELS[o]) if o in OUTCOME_LABELS else o) for o in task.outcomes
+        ],
         me=ui_actor(request).id,
-        names=await names_of(request, [task.assignee]),
+        case=case,
+        names=await names_of(request, [task.assignee, *case.people]),
     )
 
 
@@ -95,7 +107,7 @@ class TaskPageController(Controller):
         outcome = str(form.get("outcome") or "") or None
         errors: dict[str, str] = {}
         if task.outcomes and outcome not in task.outcomes:
-            errors["__outcome__"] = "Escolha uma decisão."
+            errors["__outcome__"] = gettext("Choose a decision.")
             outcome = None
         if not errors:
             try:
@@ -107,7 +119,7 @@ class TaskPageController(Controller):
                 known = {f.id for f in schema.fields} if schema else set()
                 errors = errors_by_field(exc.errors, known)
                 if not errors:
-                    errors["__form__"] = "O formulário tem erros."
+                    errors["__form__"] = gettext("The form has errors.")
         return await _render(
             request, task, values=values, errors=errors, outcome=outcome, status_code=422
         )
