@@ -149,6 +149,17 @@ class Directory:
             active=row.active,
         )
 
+    async def user_named(self, username: str) -> User:
+        """The user who signs in as ``username``; ``NotFound`` when there is none (pages that
+        add a person to something take the login name a clerk knows, never an id)."""
+        async with self._engine.connect() as conn:
+            found = (
+                await conn.execute(sa.select(users.c.id).where(users.c.username == username))
+            ).first()
+        if found is None:
+            raise NotFound("unknown user")
+        return await self.get_user(str(found.id))
+
     async def display_names(self, user_ids: Iterable[str]) -> dict[str, str]:
         """The display name of each known user among ``user_ids`` (one query; unknown ids are
         left out), so a page can show people by name rather than by id."""

@@ -7,9 +7,11 @@ from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Controller, Request, get, post
+from litestar.connection import ASGIConnection
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
 from contracts.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
+from contracts.kernel import Actor
 from contracts.workflow.types import HistoryEntry, InstanceView, StartRequest
 from core.auth import actor_of, requires
 from services.workflow.api.deps import engine_of, platform_of, reads_of
@@ -130,15 +132,31 @@ class InstanceController(Controller):
     async def public_link(
         self, request: Request[Any, Any, Any], instance_id: FromPath[UUID]
     ) -> PublicLink:
-        """A signed, expiring link to the citizen timeline of this instance."""
-        view = await engine_of(request).status(str(instance_id))
-        platform = platform_of(request)
-        token = sign_link(platform.settings.secret_key, platform.clock, view.protocol)
-        return PublicLink(
-            token=token,
-            path=f"/public/timeline/{token}",
-            expires_at=expires_at(platform.clock, DEFAULT_LINK_TTL_S),
-        )
+        """A signed, expiring link to the citizen timeline of this instance (audited)."""
+        return await issue_public_link(request, str(instance_id), actor_of(request), None)
+
+
+async def issue_public_link(
+    connection: ASGIConnection[Any, Any, Any, Any],
+    instance_id: str,
+    actor: Actor,
+    reason: str | None,
+) -> PublicLink:
+    """Sign the citizen's link to the instance's timeline and audit who issued it (the API and
+    the instance page both issue links through here); the token itself is never audited."""
+    engine = engine_of(connection)
+    view = await engine.status(instance_id)
+    platform = platform_of(connection)
+    token = sign_link(platform.settings.secret_key, platform.clock, view.protocol)
+    until = expires_at(platform.clock, DEFAULT_LINK_TTL_S)
+    await engine.note(
+        view.id,
+        action="workflow.instance.public_link_issued",
+        actor=actor,
+        reason=reason,
+        after={"expires_at": until.isoformat()},
+    )
+    return PublicLink(token=token, path=f"/public/timeline/{token}", expires_at=until)
 
 
 class MessageController(Controller):

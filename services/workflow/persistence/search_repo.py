@@ -188,10 +188,12 @@ class SqlApiReads:
         )
 
     async def dead_letters(
-        self, status: str | None, before: str | None, limit: int
+        self, status: str | None, before: str | None, limit: int, *, instance_id: str | None = None
     ) -> list[DeadLetterView]:
         c = t.dead_letters.c
         query = sa.select(t.dead_letters).order_by(c.id.desc()).limit(max(1, min(limit, MAX_PAGE)))
+        if instance_id is not None:
+            query = query.where(c.instance_id == instance_id)
         if status is not None:
             query = query.where(c.status == status)
         if before is not None:

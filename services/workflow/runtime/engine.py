@@ -46,7 +46,7 @@ from services.workflow.runtime.ports import (
     VersionRecord,
 )
 from services.workflow.runtime.publishing import ModelCompiler, Publisher
-from services.workflow.runtime.state import InstanceState, initial_state
+from services.workflow.runtime.state import InstanceState, Token, initial_state
 from services.workflow.runtime.transitions import decide, replay_versions
 from services.workflow.runtime.views import history_entry, instance_view, task_view
 
@@ -138,6 +138,12 @@ class Engine:
                 for h in await uow.history(instance_id)
                 if "event" in h.data
             ]
+
+    async def tokens(self, instance_id: str) -> tuple[Token, ...]:
+        """The instance's tokens as stored (what a repair may move); ``NotFound`` if unknown."""
+        async with self._uow() as uow:
+            record = await self._get(uow, instance_id)
+        return tuple(state_from_json(record.state).tokens)
 
     async def replayed_state(self, instance_id: str) -> tuple[InstanceState, InstanceState]:
         """(stored state, state rebuilt from history): equal for every healthy instance.
@@ -460,10 +466,39 @@ class Engine:
             task_id, actor=actor, outcome=outcome, data=data, idempotency_key=idempotency_key
         )
 
+    async def note(
+        self,
+        instance_id: str,
+        *,
+        action: str,
+        actor: Actor,
+        reason: str | None,
+        after: dict[str, Any] | None = None,
+    ) -> None:
+        """Audit an act about an instance that changes none of its state (e.g. issuing the
+        citizen's link), in a unit of work of its own; ``NotFound`` for an unknown instance."""
+        async with self._uow() as uow:
+            record = await self._get(uow, instance_id)
+            await uow.audit(
+                AuditEntry(
+                    action=action,
+                    object_type="workflow_instance",
+                    object_id=record.id,
+                    actor=actor,
+                    after=after,
+                    reason=reason,
+                    correlation_id=record.id,
+                )
+            )
+            await uow.commit()
+
     # --- dead letters -------------------------------------------------------------------------
 
-    async def reprocess(self, dead_letter_id: str, *, actor: Actor) -> InstanceView:
-        """Put a dead-lettered step back on its node: same instance, number, trail and key."""
+    async def reprocess(
+        self, dead_letter_id: str, *, actor: Actor, reason: str | None = None
+    ) -> InstanceView:
+        """Put a dead-lettered step back on its node: same instance, number, trail and key.
+        ``reason`` (the pages ask for one) is kept in the audit entry only."""
         async with self._uow() as uow:
             letter = await uow.get_dead_letter(dead_letter_id)
         if letter is None:
@@ -487,6 +522,7 @@ class Engine:
             ),
             actor=actor,
             audit_action="workflow.dead_letter.reprocessed",
+            reason=reason,
             before_commit=resolve,
         )
         return instance_view(record, with_context=True)

@@ -265,7 +265,9 @@ class Catalog:
             await uow.commit()
         return lines
 
-    async def add_member(self, queue: str, user_id: str, *, actor: Actor) -> bool:
+    async def add_member(
+        self, queue: str, user_id: str, *, actor: Actor, reason: str | None = None
+    ) -> bool:
         async with self._uow() as uow:
             store = self._store(uow)
             if await store.queue(queue) is None:
@@ -279,6 +281,7 @@ class Catalog:
                     queue,
                     actor,
                     {"members": added},
+                    reason=reason,
                 )
             await uow.commit()
         return bool(added)
@@ -291,7 +294,9 @@ class Catalog:
                 raise NotFound("unknown queue", queue=queue)
             return await store.members(queue)
 
-    async def remove_member(self, queue: str, user_id: str, *, actor: Actor) -> bool:
+    async def remove_member(
+        self, queue: str, user_id: str, *, actor: Actor, reason: str | None = None
+    ) -> bool:
         async with self._uow() as uow:
             store = self._store(uow)
             if await store.queue(queue) is None:
@@ -305,6 +310,7 @@ class Catalog:
                     queue,
                     actor,
                     {"member": user_id},
+                    reason=reason,
                 )
             await uow.commit()
         return removed
@@ -317,9 +323,16 @@ class Catalog:
         object_id: str,
         actor: Actor,
         after: dict[str, Any],
+        *,
+        reason: str | None = None,
     ) -> None:
         await uow.audit(
             AuditEntry(
-                action=action, object_type=kind, object_id=object_id, actor=actor, after=after
+                action=action,
+                object_type=kind,
+                object_id=object_id,
+                actor=actor,
+                after=after,
+                reason=reason,
             )
         )

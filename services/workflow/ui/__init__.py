@@ -18,11 +18,13 @@ from services.workflow.ui.definitions import DefinitionPagesController
 from services.workflow.ui.editor import DraftEditorController, NewDraftController
 from services.workflow.ui.inbox import InboxController, TaskActionController
 from services.workflow.ui.inbox_events import InboxEventsController
+from services.workflow.ui.instance_actions import InstanceActionsController
 from services.workflow.ui.instances import InstancePageController
 from services.workflow.ui.landing import ROUTES as LANDING_ROUTES
 from services.workflow.ui.migration_wizard import MigrationWizardController
 from services.workflow.ui.operations import OperationsController
 from services.workflow.ui.portal import portal_router
+from services.workflow.ui.queue_pages import QueuePagesController
 from services.workflow.ui.search import SearchPageController
 from services.workflow.ui.session_pages import login, login_form, logout
 from services.workflow.ui.stuck import StuckInstancesController
@@ -51,6 +53,8 @@ def ui_router() -> Router:
             TaskPageController,
             SearchPageController,
             InstancePageController,
+            InstanceActionsController,
+            QueuePagesController,
             OperationsController,
             MigrationWizardController,
             StuckInstancesController,

@@ -1,22 +1,30 @@
 """The instance page (status, protocol, current nodes, deadlines, step runs, timeline, tasks,
-audit) and cancelling with a reason."""
+audit) and the links to its operator actions (``ui.instance_actions``)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from litestar import Controller, Request, Response, get, post
+from litestar import Controller, Request, Response, get
 from litestar.params import FromPath
 
-from contracts.errors import ValidationFailed
+from contracts.workflow.types import TERMINAL_STATUSES
+from core.i18n import N_, gettext
 from core.localtime import datetime_text
 from services.workflow.ui.case_panel import case_panel
+from services.workflow.api.deadlines import deadlines_of
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.people import names_of
-from services.workflow.ui.web import page, page_requires, see_other, ui_actor
+from services.workflow.ui.stuck import status_labels
+from services.workflow.ui.web import page, page_requires
 
-MAX_REASON = 500
+TASK_STATUSES = {
+    "ready": N_("Waiting in the queue"),
+    "claimed": N_("Claimed"),
+    "completed": N_("Completed"),
+    "cancelled": N_("Cancelled"),
+}
 MAX_ERROR_DETAIL = 120
 """Characters of a step run's error shown in its table cell (the rest is cut with an ellipsis)."""
 
@@ -73,17 +81,10 @@ class InstancePageController(Controller):
             audit=audit,
             case=case,
             names=await names_of(request, people),
-            cancelled=request.query_params.get("msg") == "cancelled",
-            reason_error=None,
+            letters=await reads.dead_letters("open", None, 100, instance_id=view.id),
+            deadlines=await deadlines_of(request).show(view.id),
+            msg=request.query_params.get("msg"),
+            status_label=status_labels(),
+            is_open=view.status not in TERMINAL_STATUSES,
+            task_label={key: gettext(label) for key, label in TASK_STATUSES.items()},
         )
-
-    @post("/cancel", guards=[page_requires("workflow.cancel")], status_code=303)
-    async def cancel(
-        self, request: Request[Any, Any, Any], instance_id: FromPath[str]
-    ) -> Response[Any]:
-        form = await request.form()
-        reason = str(form.get("reason") or "").strip()
-        if not reason or len(reason) > MAX_REASON:
-            raise ValidationFailed("a cancel needs a reason", instance_id=instance_id)
-        await engine_of(request).cancel(instance_id, reason=reason, actor=ui_actor(request))
-        return see_other(f"/cms/workflow/instances/{instance_id}?msg=cancelled")

@@ -1,4 +1,10 @@
-"""Operations: open dead letters and putting one back on its node (reprocess)."""
+"""Operations: dead letters (steps past their retry ceiling) and what an operator does with one.
+
+Reprocess puts the step back on its node (``Engine.reprocess``: the case goes on, same protocol,
+trail and idempotency key) — on the case page this is "run the failed step again". Abandon gives
+the step up (``Engine.abandon``: the case fails and its saga compensates). Both are confirmation
+pages with a required reason (``ui.actions``) and need ``workflow.operate``, like the API's.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +13,64 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
+from contracts.errors import InvalidTransition, NotFound
+from core.i18n import gettext
+from core.localtime import datetime_text
+from services.workflow.api.ports import DeadLetterView
+from services.workflow.ui.actions import Action, perform, show
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 DEAD_LETTERS = "/cms/workflow/operations/dead-letters"
+STATUSES = ("open", "reprocessed", "abandoned", "repaired", "cancelled")
+MESSAGES = ("reprocessed", "abandoned")
+
+
+async def _letter(request: Request[Any, Any, Any], letter_id: str) -> DeadLetterView:
+    found = await reads_of(request).dead_letter(letter_id)
+    if found is None:
+        raise NotFound("unknown dead letter", dead_letter_id=letter_id)
+    return found
+
+
+def _facts(letter: DeadLetterView, protocol: str) -> list[tuple[str, str]]:
+    return [
+        (gettext("Case"), protocol),
+        (gettext("Step"), letter.node_id),
+        (gettext("Attempts"), str(letter.attempts)),
+        (gettext("Last error"), str((letter.last_error or {}).get("type", "—"))),
+        (gettext("Since"), datetime_text(letter.created_at)),
+    ]
+
+
+def _reprocess(letter: DeadLetterView, protocol: str, back: str) -> Action:
+    return Action(
+        title=gettext("Run step %(node)s again") % {"node": letter.node_id},
+        intro=gettext(
+            "The step goes back to its queue and runs again with a fresh set of attempts; the "
+            "case keeps its number and history. Do it once the cause (a partner down, a bad "
+            "setting) is fixed."
+        ),
+        url=f"{DEAD_LETTERS}/{letter.id}/reprocess",
+        back=back,
+        button=gettext("Run the step again"),
+        facts=_facts(letter, protocol),
+    )
+
+
+def _abandon(letter: DeadLetterView, protocol: str, back: str) -> Action:
+    return Action(
+        title=gettext("Give up step %(node)s") % {"node": letter.node_id},
+        intro=gettext(
+            "The step is given up: the case fails and the steps already done are compensated "
+            "(undone) where the flow says how. This cannot be undone."
+        ),
+        url=f"{DEAD_LETTERS}/{letter.id}/abandon",
+        back=back,
+        button=gettext("Give up the step"),
+        facts=_facts(letter, protocol),
+        danger=True,
+    )
 
 
 class OperationsController(Controller):
@@ -21,18 +81,63 @@ class OperationsController(Controller):
     @get("/")
     async def dead_letters(self, request: Request[Any, Any, Any]) -> Response[Any]:
         status = request.query_params.get("status") or "open"
+        if status not in STATUSES:
+            status = "open"
         letters = await reads_of(request).dead_letters(status, None, 100)
+        msg = request.query_params.get("msg")
         return page(
             request,
             "dead_letters.html",
             letters=letters,
             status=status,
-            reprocessed=request.query_params.get("msg") == "reprocessed",
+            statuses=STATUSES,
+            msg=msg if msg in MESSAGES else None,
         )
+
+    @get("/{letter_id:str}/reprocess")
+    async def reprocess_page(
+        self, request: Request[Any, Any, Any], letter_id: FromPath[str]
+    ) -> Response[Any]:
+        letter = await _letter(request, letter_id)
+        protocol = (await engine_of(request).status(letter.instance_id)).protocol
+        return show(request, _reprocess(letter, protocol, DEAD_LETTERS))
 
     @post("/{letter_id:str}/reprocess", status_code=303)
     async def reprocess(
         self, request: Request[Any, Any, Any], letter_id: FromPath[str]
     ) -> Response[Any]:
-        await engine_of(request).reprocess(letter_id, actor=ui_actor(request))
-        return see_other(f"{DEAD_LETTERS}?msg=reprocessed")
+        letter = await _letter(request, letter_id)
+        engine = engine_of(request)
+        protocol = (await engine.status(letter.instance_id)).protocol
+
+        async def act(reason: str, _form: Any) -> Response[Any]:
+            await engine.reprocess(letter.id, actor=ui_actor(request), reason=reason)
+            return see_other(f"{DEAD_LETTERS}?msg=reprocessed")
+
+        return await perform(request, _reprocess(letter, protocol, DEAD_LETTERS), act)
+
+    @get("/{letter_id:str}/abandon")
+    async def abandon_page(
+        self, request: Request[Any, Any, Any], letter_id: FromPath[str]
+    ) -> Response[Any]:
+        letter = await _letter(request, letter_id)
+        protocol = (await engine_of(request).status(letter.instance_id)).protocol
+        return show(request, _abandon(letter, protocol, DEAD_LETTERS))
+
+    @post("/{letter_id:str}/abandon", status_code=303)
+    async def abandon(
+        self, request: Request[Any, Any, Any], letter_id: FromPath[str]
+    ) -> Response[Any]:
+        letter = await _letter(request, letter_id)
+        engine = engine_of(request)
+        protocol = (await engine.status(letter.instance_id)).protocol
+
+        async def act(reason: str, _form: Any) -> Response[Any]:
+            # Engine.abandon leaves the check to the case's state; a handled letter is refused
+            # here so that a second submit never abandons what was since reprocessed.
+            if (await _letter(request, letter.id)).status != "open":
+                raise InvalidTransition("the dead letter was already handled")
+            await engine.abandon(letter.id, actor=ui_actor(request), reason=reason)
+            return see_other(f"{DEAD_LETTERS}?msg=abandoned")
+
+        return await perform(request, _abandon(letter, protocol, DEAD_LETTERS), act)

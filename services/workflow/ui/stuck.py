@@ -11,16 +11,19 @@ from typing import Any
 
 from litestar import Controller, Request, Response, get
 
+from core.i18n import N_, gettext
 from services.workflow.ui.deps import reads_of
+from services.workflow.ui.search import STATUSES
 from services.workflow.ui.web import page, page_requires, platform_of
 
 STUCK = "/cms/workflow/operations/stuck"
 HOURS_CHOICES: tuple[tuple[int, str], ...] = (
-    (1, "1 hora"),
-    (24, "24 horas"),
-    (48, "48 horas"),
-    (168, "7 dias"),
+    (1, N_("1 hour")),
+    (24, N_("24 hours")),
+    (48, N_("48 hours")),
+    (168, N_("7 days")),
 )
+"""Thresholds and their labels (msgids: translate with ``gettext`` where shown)."""
 DEFAULT_HOURS = 24
 LIMIT = 100
 """Rows shown; the longest stuck come first, and the page says when there are more."""
@@ -40,8 +43,21 @@ def parse_hours(raw: str | None) -> int | None:
 
 def hours_error(raw: str) -> str:
     shown = raw if len(raw) <= MAX_ECHO else raw[: MAX_ECHO - 1] + "…"
-    choices = ", ".join(label for _, label in HOURS_CHOICES)
-    return f"“{shown}” não é um dos limites possíveis. Escolha um destes: {choices}."
+    choices = ", ".join(gettext(label) for _, label in HOURS_CHOICES)
+    return gettext(
+        "“%(value)s” is not one of the possible thresholds. Choose one of: %(choices)s."
+    ) % {
+        "value": shown,
+        "choices": choices,
+    }
+
+
+def status_labels() -> dict[str, str]:
+    return {key: gettext(label) for key, label in STATUSES.items()}
+
+
+def _choices() -> list[tuple[int, str]]:
+    return [(hours, gettext(label)) for hours, label in HOURS_CHOICES]
 
 
 def fmt_age(age: timedelta) -> str:
@@ -70,7 +86,7 @@ class StuckInstancesController(Controller):
                 request,
                 "stuck.html",
                 status_code=400,
-                choices=HOURS_CHOICES,
+                choices=_choices(),
                 selected=DEFAULT_HOURS,
                 error=hours_error(str(raw)),
                 rows=[],
@@ -82,11 +98,12 @@ class StuckInstancesController(Controller):
         return page(
             request,
             "stuck.html",
-            choices=HOURS_CHOICES,
+            choices=_choices(),
             selected=hours,
-            label=dict(HOURS_CHOICES)[hours],
+            label=gettext(dict(HOURS_CHOICES)[hours]),
             error=None,
             rows=[(item, fmt_age(now - item.last_progress_at)) for item in found[:LIMIT]],
             more=len(found) > LIMIT,
             limit=LIMIT,
+            status_label=status_labels(),
         )

@@ -18,7 +18,6 @@ PROPER_NAMES = {"Tramita", "Português", "English"}
 
 NOT_YET_TRANSLATED = {
     "_definition_lanes.html",
-    "dead_letters.html",
     "definition_compare.html",
     "definition_publish.html",
     "definition_version.html",
@@ -28,13 +27,11 @@ NOT_YET_TRANSLATED = {
     "editor_macros.html",
     "editor_new.html",
     "editor_node.html",
-    "instance.html",
     "migration_instances.html",
     "migration_macros.html",
     "migration_mapping.html",
     "migration_result.html",
     "migration_start.html",
-    "stuck.html",
 }
 """Templates whose Portuguese text is still written in the template, not the catalog. The list
 only shrinks: a new template must go through the catalog."""
