@@ -165,9 +165,7 @@ async def test_a_dead_letter_is_abandoned_once_and_the_case_fails(
     assert [(a, r) for a, r, _ in entries] == [(user_id(api, "admin"), "fornecedor encerrou")]
 
 
-async def test_dead_letter_actions_need_the_operate_permission(
-    api: Api, clock: FixedClock
-) -> None:
+async def test_dead_letter_actions_need_the_operate_permission(api: Api, clock: FixedClock) -> None:
     letter, _ = await _dead_letter(api, clock)
     headers = await _as(api, "reader")
     for action in ("reprocess", "abandon"):
