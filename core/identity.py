@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import hmac
 import secrets
+import uuid
 from collections.abc import Iterable, Mapping
 
 import msgspec
@@ -163,8 +164,8 @@ class Directory:
     async def display_names(self, user_ids: Iterable[str]) -> dict[str, str]:
         """The display name of each known user among ``user_ids`` (one query; unknown ids are
         left out), so a page can show people by name rather than by id."""
-        wanted = sorted({u for u in user_ids if u})
-        if not wanted:
+        wanted = sorted({u for u in user_ids if u and _is_uuid(u)})
+        if not wanted:  # an actor named by a module ("officer-7") is no user of ours
             return {}
         async with self._engine.connect() as conn:
             rows = await conn.execute(
@@ -204,3 +205,12 @@ class Directory:
 
     async def has(self, user_id: str, permission: str) -> bool:
         return permission in await self.of(user_id)
+
+
+def _is_uuid(value: str) -> bool:
+    """User ids are UUIDs; PostgreSQL refuses to compare its uuid column with anything else."""
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True

@@ -99,7 +99,9 @@ async def test_an_admin_adds_and_removes_a_queue_member(
         platform.database, platform.clock, platform.ids, platform.registrations.permissions
     )
     await directory.ensure_profile("ti", "ti", ("workflow.read", "workflow.admin"))
-    await directory.create_user("admin-ti", display_name="Admin TI", profile="ti", password=PASSWORD)
+    await directory.create_user(
+        "admin-ti", display_name="Admin TI", profile="ti", password=PASSWORD
+    )
     await directory.create_user("nova", display_name="Nova Servidora", profile="ti")
     context, page = await new_page(
         browser, java_script_enabled=javascript, viewport=PHONE if javascript else DESKTOP
