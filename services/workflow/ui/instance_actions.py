@@ -186,7 +186,9 @@ class InstanceActionsController(Controller):
         (deadline,) = await deadlines_of(request).show(view.id, name)
         return show(request, _extend(view, name, datetime_text(deadline.due_at)))
 
-    @post("/deadlines/{name:str}/extend", guards=[page_requires("workflow.operate")])
+    @post(
+        "/deadlines/{name:str}/extend", guards=[page_requires("workflow.operate")], status_code=303
+    )
     async def extend(
         self, request: Request[Any, Any, Any], instance_id: FromPath[str], name: FromPath[str]
     ) -> Response[Any]:
