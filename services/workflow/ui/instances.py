@@ -12,8 +12,8 @@ from litestar.params import FromPath
 from contracts.workflow.types import TERMINAL_STATUSES
 from core.i18n import N_, gettext
 from core.localtime import datetime_text
-from services.workflow.ui.case_panel import case_panel
 from services.workflow.api.deadlines import deadlines_of
+from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.people import names_of
 from services.workflow.ui.stuck import status_labels
