@@ -89,15 +89,28 @@ def extend_cmd(
 @click.argument("instance_id")
 @click.argument("name")
 @click.option("--reason", required=True, help="Why the clock stops (audit trail only).")
+@click.option(
+    "--legal-basis",
+    "legal_basis",
+    required=True,
+    help="The law or decree that allows the suspension (shown to the citizen).",
+)
 @_as
 @_json
 def suspend_cmd(
-    instance_id: str, name: str, reason: str, user_id: str | None, as_json: bool
+    instance_id: str,
+    name: str,
+    reason: str,
+    legal_basis: str,
+    user_id: str | None,
+    as_json: bool,
 ) -> None:
-    """Stop the clock of deadline NAME (e.g. waiting for the requester)."""
+    """Sobrestamento: stop the clock of deadline NAME (e.g. waiting for the requester)."""
 
     async def _go(service: WorkflowService) -> DeadlineView:
-        return await service.deadlines.suspend(instance_id, name, reason, _actor(user_id))
+        return await service.deadlines.suspend(
+            instance_id, name, reason, _actor(user_id), legal_basis=legal_basis
+        )
 
     _emit([_with_service(_go)], as_json)
 

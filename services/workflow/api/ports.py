@@ -113,6 +113,9 @@ class PublicSource(msgspec.Struct, frozen=True, kw_only=True):
     """(node id, when, version id it was entered on) for every history row that entered a node,
     in order — except the moves a migration made: a migration is not a step of the case, and
     what happened before it keeps the labels of the version it happened on."""
+    suspensions: list[tuple[datetime, datetime | None, str | None]] = []
+    """(suspended at, resumed at or ``None``, legal basis) for every suspension (sobrestamento)
+    of the instance's legal deadlines, in order; the reason is internal and not read here."""
 
 
 class StepRunView(msgspec.Struct, frozen=True, kw_only=True):

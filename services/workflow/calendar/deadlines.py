@@ -139,6 +139,8 @@ def _apply_suspension(deadline: Deadline, event: Suspension, calendar: Calendar)
     errors: list[FieldError] = []
     _require_text(event.reason, "reason", errors)
     _require_text(event.actor, "actor", errors)
+    if event.legal_basis is not None:
+        _require_text(event.legal_basis, "legal_basis", errors)
     if errors:
         raise DeadlineInputInvalid(errors=errors)
     stopped_on = calendar.local_date(event.at)
@@ -234,6 +236,7 @@ def _audit(
         calendar_version_after=after.calendar_version,
         remaining_units=remaining(after, calendar, event.at),
         extension_days=event.days if isinstance(event, Extension) else None,
+        legal_basis=event.legal_basis if isinstance(event, Suspension) else None,
     )
 
 
@@ -293,16 +296,26 @@ def extend(
 
 
 def suspend(
-    deadline: Deadline, calendar: Calendar, *, at: datetime, reason: str, actor: str
+    deadline: Deadline,
+    calendar: Calendar,
+    *,
+    at: datetime,
+    reason: str,
+    actor: str,
+    legal_basis: str | None = None,
 ) -> tuple[Deadline, DeadlineAudit]:
-    """Stop the clock at ``at``; the days up to and including that local date are used."""
+    """Stop the clock at ``at``; the days up to and including that local date are used.
+
+    ``legal_basis`` (the article that allows the suspension) is kept with the event; when
+    given it must not be blank."""
     require_aware(at, "at")
     base = _on_calendar(deadline, calendar)
     if base.due is not None and at > base.due:
         raise DeadlineStateInvalid(
             "An expired deadline cannot be suspended.", deadline_status="expired"
         )
-    event = Suspension(at=at, reason=reason.strip(), actor=actor)
+    basis = None if legal_basis is None else legal_basis.strip()
+    event = Suspension(at=at, reason=reason.strip(), actor=actor, legal_basis=basis)
     after = _apply_suspension(base, event, calendar)
     return after, _audit("suspended", deadline, after, calendar, event, reason=event.reason)
 

@@ -79,11 +79,16 @@ class Extension(msgspec.Struct, frozen=True, kw_only=True, tag="extension", tag_
 
 
 class Suspension(msgspec.Struct, frozen=True, kw_only=True, tag="suspension", tag_field="kind"):
-    """The clock stops (e.g. the requester was asked to complement the request)."""
+    """The clock stops (e.g. the requester was asked to complement the request).
+
+    ``reason`` is internal (audit only); ``legal_basis`` is the law or decree that allows the
+    suspension, which the citizen may read (``None`` in logs written before it existed).
+    """
 
     at: datetime
     reason: str
     actor: str
+    legal_basis: str | None = None
 
 
 class Resumption(msgspec.Struct, frozen=True, kw_only=True, tag="resumption", tag_field="kind"):
@@ -149,4 +154,5 @@ class DeadlineAudit(msgspec.Struct, frozen=True, kw_only=True):
     calendar_version_after: int
     remaining_units: int
     extension_days: int | None = None
+    legal_basis: str | None = None
     format_version: int = DEADLINE_FORMAT_VERSION

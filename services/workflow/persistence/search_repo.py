@@ -7,7 +7,7 @@ unit of work to join. Context-field filters use the JSON operators both backends
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -30,9 +30,11 @@ from services.workflow.api.ports import (
     VersionDocument,
     VersionSummary,
 )
+from services.workflow.calendar.model import DeadlineEvent, Resumption, Suspension
 from services.workflow.persistence import ops_reads
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_human as h
+from services.workflow.persistence import tables_deadlines as td
 
 _SUMMARY_COLUMNS = (
     t.instances.c.id,
@@ -266,6 +268,12 @@ class SqlApiReads:
                 sa.select(t.versions.c.id, t.versions.c.schema).where(t.versions.c.id.in_(used))
             )
             definitions = {str(v.id): msgspec.json.decode(v.schema) for v in schemas}
+            logs = await conn.execute(
+                sa.select(td.deadlines.c.events)
+                .where(td.deadlines.c.instance_id == found.id)
+                .order_by(td.deadlines.c.started_at, td.deadlines.c.name)
+            )
+            suspensions = _suspensions([row.events for row in logs])
         return PublicSource(
             protocol=found.protocol,
             status=found.status,
@@ -273,6 +281,7 @@ class SqlApiReads:
             ended_at=found.ended_at,
             definitions=definitions,
             entered=steps,
+            suspensions=suspensions,
         )
 
     async def step_runs(self, instance_id: str) -> list[StepRunView]:
@@ -307,3 +316,16 @@ class SqlApiReads:
             )
             for r in rows
         ]
+
+def _suspensions(logs: list[Any]) -> list[tuple[datetime, datetime | None, str | None]]:
+    """Each suspension of the deadlines' event logs with its resumption and legal basis, in
+    time order; reasons and actors are not copied."""
+    found: list[tuple[datetime, datetime | None, str | None]] = []
+    for events in logs:
+        for event in msgspec.convert(events, list[DeadlineEvent]):
+            at = event.at.astimezone(UTC)
+            if isinstance(event, Suspension):
+                found.append((at, None, event.legal_basis))
+            elif isinstance(event, Resumption) and found and found[-1][1] is None:
+                found[-1] = (found[-1][0], at, found[-1][2])
+    return sorted(found, key=lambda item: item[0])

@@ -14,13 +14,23 @@ from datetime import datetime
 import msgspec
 
 from contracts.workflow.types import TERMINAL_STATUSES
-from core.localtime import datetime_text
+from core.localtime import date_text, datetime_text
 from services.workflow.api.ports import PublicSource
 
 
 class PublicStep(msgspec.Struct, frozen=True, kw_only=True):
     label: str
     at: datetime
+    kind: str = "step"
+    """``step`` (a public label of the flow), ``suspended`` or ``resumed`` (the deadline's
+    clock; ``label`` is then the legal basis, or empty)."""
+
+
+class PublicSuspension(msgspec.Struct, frozen=True, kw_only=True):
+    """The deadline is suspended (sobrestado) since ``since``, under ``legal_basis``."""
+
+    since: datetime
+    legal_basis: str | None
 
 
 class PublicTimeline(msgspec.Struct, frozen=True, kw_only=True):
@@ -31,6 +41,8 @@ class PublicTimeline(msgspec.Struct, frozen=True, kw_only=True):
     started_at: datetime
     ended_at: datetime | None
     steps: list[PublicStep]
+    suspended: PublicSuspension | None = None
+    """Set while a deadline of the open case is suspended: the citizen sees it as a status."""
 
 
 def public_labels(definition: dict[str, object]) -> dict[str, str]:
@@ -55,13 +67,24 @@ def build_timeline(source: PublicSource) -> PublicTimeline:
         if label is None or (steps and steps[-1].label == label):
             continue
         steps.append(PublicStep(label=label, at=at))
+    status = steps[-1].label if steps else None
+    closed = source.status in TERMINAL_STATUSES
+    suspended = None
+    for since, resumed, basis in source.suspensions:
+        steps.append(PublicStep(label=basis or "", at=since, kind="suspended"))
+        if resumed is not None:
+            steps.append(PublicStep(label="", at=resumed, kind="resumed"))
+        elif not closed:
+            suspended = PublicSuspension(since=since, legal_basis=basis)
+    steps.sort(key=lambda step: step.at)  # stable: a step and a suspension at once keep order
     return PublicTimeline(
         protocol=source.protocol,
-        status=steps[-1].label if steps else None,
-        closed=source.status in TERMINAL_STATUSES,
+        status=status,
+        closed=closed,
         started_at=source.started_at,
         ended_at=source.ended_at,
         steps=steps,
+        suspended=suspended,
     )
 
 
@@ -69,12 +92,28 @@ def _date(moment: datetime) -> str:
     return datetime_text(moment)
 
 
+def _step_text(step: PublicStep) -> str:
+    if step.kind == "suspended":
+        return "Prazo suspenso" + (f" ({step.label})" if step.label else "")
+    if step.kind == "resumed":
+        return "Prazo retomado"
+    return step.label
+
+
+def _suspended_text(suspension: PublicSuspension) -> str:
+    basis = f" ({suspension.legal_basis})" if suspension.legal_basis else ""
+    return f"prazo suspenso desde {date_text(suspension.since)}{basis}"
+
+
 def render_html(timeline: PublicTimeline) -> str:
     """A minimal, dependency-free page; every label is escaped (authors wrote them)."""
     rows = "\n".join(
-        f"<li><time>{_date(s.at)}</time> — {html.escape(s.label)}</li>" for s in timeline.steps
+        f"<li><time>{_date(s.at)}</time> — {html.escape(_step_text(s))}</li>"
+        for s in timeline.steps
     )
     state = "Encerrado" if timeline.closed else "Em andamento"
+    if timeline.suspended is not None:
+        state += f" — {_suspended_text(timeline.suspended)}"
     return (
         '<!doctype html>\n<html lang="pt-BR"><head><meta charset="utf-8">'
         f"<title>Protocolo {html.escape(timeline.protocol)}</title></head><body>"

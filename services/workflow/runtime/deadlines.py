@@ -265,11 +265,16 @@ class DeadlineService:
 
         return await self._transition(instance_id, name, actor, step)
 
-    async def suspend(self, instance_id: str, name: str, reason: str, actor: Actor) -> DeadlineView:
-        """Stop the clock (e.g. waiting for the requester's complement)."""
+    async def suspend(
+        self, instance_id: str, name: str, reason: str, actor: Actor, *, legal_basis: str
+    ) -> DeadlineView:
+        """Sobrestamento: stop the clock (e.g. waiting for the requester's complement). The
+        reason stays in the audit trail; the legal basis is shown to the citizen too."""
 
         def step(deadline: Deadline, cal: Calendar, at: datetime) -> tuple[Deadline, DeadlineAudit]:
-            return suspend(deadline, cal, at=at, reason=reason, actor=actor.id)
+            return suspend(
+                deadline, cal, at=at, reason=reason, actor=actor.id, legal_basis=legal_basis
+            )
 
         return await self._transition(instance_id, name, actor, step)
 
@@ -461,6 +466,8 @@ class DeadlineService:
         }
         if audit.extension_days is not None:
             after["extension_days"] = audit.extension_days
+        if audit.legal_basis is not None:
+            after["legal_basis"] = audit.legal_basis
         return AuditEntry(
             action=f"workflow.deadline.{audit.action}",
             object_type="workflow_instance",

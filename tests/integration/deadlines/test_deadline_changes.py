@@ -22,6 +22,7 @@ from tests.integration.deadlines.esic import (
     task_due,
 )
 
+BASIS = "Decreto 9.492/2018, art. 18"
 JUSTIFICATION = "Information held by three departments; consolidation needed."
 
 
@@ -91,7 +92,9 @@ async def test_a_suspension_parks_the_bound_timer_and_clears_the_due_dates(
 ) -> None:
     instance_id = await running(wf, clock)
     clock.set(at(2027, 3, 5))
-    view = await wf.deadlines.suspend(instance_id, DEADLINE, "Requester asked to clarify", OFFICER)
+    view = await wf.deadlines.suspend(
+        instance_id, DEADLINE, "Requester asked to clarify", OFFICER, legal_basis=BASIS
+    )
     assert (view.status, view.due_at, view.remaining_units) == ("suspended", None, 16)
     assert (await bound_timer(wf, instance_id)).status == "suspended"
     assert await instance_due(wf, instance_id) is None
@@ -103,7 +106,9 @@ async def test_a_tick_never_fires_the_timer_of_a_suspended_deadline(
 ) -> None:
     instance_id = await running(wf, clock)
     clock.set(at(2027, 3, 5))
-    await wf.deadlines.suspend(instance_id, DEADLINE, "Requester asked to clarify", OFFICER)
+    await wf.deadlines.suspend(
+        instance_id, DEADLINE, "Requester asked to clarify", OFFICER, legal_basis=BASIS
+    )
     clock.set(at(2027, 3, 25))
     assert await wf.engine.tick() == 0
     assert (await wf.engine.status(instance_id)).status == "waiting"
@@ -114,7 +119,9 @@ async def test_a_resumption_gives_back_the_suspended_days_and_moves_the_timer(
 ) -> None:
     instance_id = await running(wf, clock)
     clock.set(at(2027, 3, 5))
-    await wf.deadlines.suspend(instance_id, DEADLINE, "Requester asked to clarify", OFFICER)
+    await wf.deadlines.suspend(
+        instance_id, DEADLINE, "Requester asked to clarify", OFFICER, legal_basis=BASIS
+    )
     clock.set(at(2027, 3, 15))
     view = await wf.deadlines.resume(instance_id, DEADLINE, OFFICER)
     assert (view.status, view.due_at) == ("running", end_of(2027, 3, 31))
@@ -128,7 +135,9 @@ async def test_suspension_and_resumption_are_both_audited(
 ) -> None:
     instance_id = await running(wf, clock)
     clock.set(at(2027, 3, 5))
-    await wf.deadlines.suspend(instance_id, DEADLINE, "Requester asked to clarify", OFFICER)
+    await wf.deadlines.suspend(
+        instance_id, DEADLINE, "Requester asked to clarify", OFFICER, legal_basis=BASIS
+    )
     clock.set(at(2027, 3, 15))
     await wf.deadlines.resume(instance_id, DEADLINE, OFFICER)
     suspended, resumed = (await deadline_trail(wf, instance_id))[1:]
@@ -137,6 +146,7 @@ async def test_suspension_and_resumption_are_both_audited(
         "Requester asked to clarify",
     )
     assert suspended.after is not None and suspended.after["due_at"] is None
+    assert suspended.after["legal_basis"] == BASIS
     assert resumed.action == "workflow.deadline.resumed" and resumed.before is not None
     assert resumed.before["due_at"] is None and resumed.after is not None
     assert resumed.after["due_at"] == end_of(2027, 3, 31).isoformat()
@@ -147,7 +157,9 @@ async def test_the_resumed_timer_fires_at_the_new_due_date(
 ) -> None:
     instance_id = await running(wf, clock)
     clock.set(at(2027, 3, 5))
-    await wf.deadlines.suspend(instance_id, DEADLINE, "Requester asked to clarify", OFFICER)
+    await wf.deadlines.suspend(
+        instance_id, DEADLINE, "Requester asked to clarify", OFFICER, legal_basis=BASIS
+    )
     clock.set(at(2027, 3, 15))
     await wf.deadlines.resume(instance_id, DEADLINE, OFFICER)
     clock.set(end_of(2027, 3, 31))
@@ -162,7 +174,9 @@ async def test_a_deadline_of_an_ended_instance_cannot_change(
     instance_id = await running(wf, clock)
     await wf.engine.cancel(instance_id, actor=OFFICER, reason="withdrawn")
     with pytest.raises(InvalidTransition):
-        await wf.deadlines.suspend(instance_id, DEADLINE, "Requester asked to clarify", OFFICER)
+        await wf.deadlines.suspend(
+            instance_id, DEADLINE, "Requester asked to clarify", OFFICER, legal_basis=BASIS
+        )
 
 
 async def test_a_resumption_after_the_answer_cancels_the_parked_timer(
@@ -170,7 +184,9 @@ async def test_a_resumption_after_the_answer_cancels_the_parked_timer(
 ) -> None:
     instance_id = await running(wf, clock)
     clock.set(at(2027, 3, 5))
-    await wf.deadlines.suspend(instance_id, DEADLINE, "Requester asked to clarify", OFFICER)
+    await wf.deadlines.suspend(
+        instance_id, DEADLINE, "Requester asked to clarify", OFFICER, legal_basis=BASIS
+    )
     await wf.engine.signal(instance_id, "answer", payload={}, actor=OFFICER)
     clock.set(at(2027, 3, 15))
     await wf.deadlines.resume(instance_id, DEADLINE, OFFICER)

@@ -53,7 +53,17 @@ def test_the_cli_suspends_resumes_and_shows_a_deadline(cli_env: str) -> None:
     instance_id = prepare(cli_env)
     runner = CliRunner()
     args = [instance_id, DEADLINE, "--as", "officer-7"]
-    suspended = runner.invoke(deadline_group, ["suspend", *args, "--reason", "complement"])
+    suspended = runner.invoke(
+        deadline_group,
+        [
+            "suspend",
+            *args,
+            "--reason",
+            "complement",
+            "--legal-basis",
+            "Decreto 9.492/2018, art. 18",
+        ],
+    )
     assert suspended.exit_code == 0, suspended.output
     assert f"{DEADLINE} suspended due -" in suspended.output
     resumed = runner.invoke(deadline_group, ["resume", *args])

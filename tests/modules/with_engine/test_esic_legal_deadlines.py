@@ -193,7 +193,11 @@ async def test_a_suspended_request_deadline_pays_back_the_suspended_days(
     assert view.due_at == last_second(2026, 3, 23)
     clock.set(datetime(2026, 3, 5, 10, 0, tzinfo=BRT))
     suspended = await service.deadlines.suspend(
-        rec.instance_id, "deadline", "Pedido de esclarecimento ao requerente", clerk
+        rec.instance_id,
+        "deadline",
+        "Pedido de esclarecimento ao requerente",
+        clerk,
+        legal_basis="Decreto 7.724/2012, art. 12",
     )
     assert (suspended.status, suspended.due_at, suspended.remaining_units) == (
         "suspended",
