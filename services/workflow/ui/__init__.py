@@ -14,6 +14,7 @@ from litestar import Router
 from litestar.static_files import create_static_files_router
 
 from services.workflow.ui.bulk import BulkController
+from services.workflow.ui.deadline_pages import DeadlinePagesController
 from services.workflow.ui.definitions import DefinitionPagesController
 from services.workflow.ui.editor import DraftEditorController, NewDraftController
 from services.workflow.ui.inbox import InboxController, TaskActionController
@@ -55,6 +56,7 @@ def ui_router() -> Router:
             InstancePageController,
             InstanceActionsController,
             QueuePagesController,
+            DeadlinePagesController,
             OperationsController,
             MigrationWizardController,
             StuckInstancesController,
