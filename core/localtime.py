@@ -8,7 +8,8 @@ timeline) goes through here: ``21/12/2026 23:59`` in ``America/Sao_Paulo`` by de
 from __future__ import annotations
 
 from datetime import date, datetime
-from functools import lru_cache
+from functools import lru_cache, partial
+from typing import Any
 from zoneinfo import ZoneInfo
 
 DEFAULT_ZONE = "America/Sao_Paulo"
@@ -46,3 +47,12 @@ def datetime_text(
     if value is None:
         return "—"
     return to_local(value, zone_name).strftime("%d/%m/%Y %H:%M:%S" if seconds else "%d/%m/%Y %H:%M")
+
+
+def install(environment: Any, zone_name: str = DEFAULT_ZONE) -> None:
+    """The central Jinja filters every page uses for times a person reads, in the
+    jurisdiction's zone (``settings.timezone``, i.e. ``TRAMITA_TIMEZONE``):
+    ``{{ at|local_datetime }}`` (``21/12/2026 23:59``), ``{{ at|local_datetime(seconds=True) }}``
+    and ``{{ at|local_date }}`` (``21/12/2026``)."""
+    environment.filters["local_datetime"] = partial(datetime_text, zone_name=zone_name)
+    environment.filters["local_date"] = partial(date_text, zone_name=zone_name)

@@ -26,7 +26,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from contracts.errors import TramitaError, Unauthenticated
-from core import i18n
+from core import i18n, localtime
 from core.allow import AllowOnOptionsMiddleware
 from core.app import Platform
 from core.boundary import BoundaryMiddleware
@@ -188,6 +188,11 @@ async def choose_language(code: FromPath[str], next: FromQuery[str | None] = Non
     )
 
 
+def _install(environment: Any, zone_name: str) -> None:
+    i18n.install(environment)
+    localtime.install(environment, zone_name)
+
+
 def _template_config(platform: Platform, routes: list[Any]) -> TemplateConfig[Any] | None:
     """One template config for every directory plugins declare, or none when no plugin
     serves pages (the kernel's own routes are JSON only)."""
@@ -202,7 +207,7 @@ def _template_config(platform: Platform, routes: list[Any]) -> TemplateConfig[An
     return TemplateConfig(
         directory=list(dict.fromkeys(dirs)),
         engine=JinjaTemplateEngine,
-        engine_callback=lambda engine: i18n.install(engine.engine),
+        engine_callback=lambda engine: _install(engine.engine, platform.settings.timezone),
     )
 
 

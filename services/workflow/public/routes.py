@@ -44,7 +44,7 @@ async def timeline_json(request: Request[Any, Any, Any], token: FromPath[str]) -
 async def timeline_page(request: Request[Any, Any, Any], token: FromPath[str]) -> Response[str]:
     """The citizen's page."""
     return Response(
-        render_html(await _timeline(request, token)),
+        render_html(await _timeline(request, token), platform_of(request).settings.timezone),
         media_type="text/html",
         headers=SECURITY_HEADERS,
     )

@@ -14,7 +14,7 @@ from datetime import datetime
 import msgspec
 
 from contracts.workflow.types import TERMINAL_STATUSES
-from core.localtime import date_text, datetime_text
+from core.localtime import DEFAULT_ZONE, date_text, datetime_text
 from services.workflow.api.ports import PublicSource
 
 
@@ -88,10 +88,6 @@ def build_timeline(source: PublicSource) -> PublicTimeline:
     )
 
 
-def _date(moment: datetime) -> str:
-    return datetime_text(moment)
-
-
 def _step_text(step: PublicStep) -> str:
     if step.kind == "suspended":
         return "Prazo suspenso" + (f" ({step.label})" if step.label else "")
@@ -100,20 +96,25 @@ def _step_text(step: PublicStep) -> str:
     return step.label
 
 
-def _suspended_text(suspension: PublicSuspension) -> str:
+def _suspended_text(suspension: PublicSuspension, zone_name: str) -> str:
     basis = f" ({suspension.legal_basis})" if suspension.legal_basis else ""
-    return f"prazo suspenso desde {date_text(suspension.since)}{basis}"
+    return f"prazo suspenso desde {date_text(suspension.since, zone_name)}{basis}"
 
 
-def render_html(timeline: PublicTimeline) -> str:
-    """A minimal, dependency-free page; every label is escaped (authors wrote them)."""
+def render_html(timeline: PublicTimeline, zone_name: str = DEFAULT_ZONE) -> str:
+    """A minimal, dependency-free page in the jurisdiction's local time; every label is
+    escaped (authors wrote them)."""
+
+    def _date(moment: datetime) -> str:
+        return datetime_text(moment, zone_name)
+
     rows = "\n".join(
         f"<li><time>{_date(s.at)}</time> — {html.escape(_step_text(s))}</li>"
         for s in timeline.steps
     )
     state = "Encerrado" if timeline.closed else "Em andamento"
     if timeline.suspended is not None:
-        state += f" — {_suspended_text(timeline.suspended)}"
+        state += f" — {_suspended_text(timeline.suspended, zone_name)}"
     return (
         '<!doctype html>\n<html lang="pt-BR"><head><meta charset="utf-8">'
         f"<title>Protocolo {html.escape(timeline.protocol)}</title></head><body>"

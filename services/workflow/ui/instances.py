@@ -4,6 +4,7 @@ audit) and the links to its operator actions (``ui.instance_actions``)."""
 from __future__ import annotations
 
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from litestar import Controller, Request, Response, get
@@ -11,13 +12,13 @@ from litestar.params import FromPath
 
 from contracts.workflow.types import TERMINAL_STATUSES
 from core.i18n import N_, gettext
-from core.localtime import datetime_text
+from core.localtime import DEFAULT_ZONE, datetime_text
 from services.workflow.api.deadlines import deadlines_of
 from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.people import names_of
 from services.workflow.ui.stuck import status_labels
-from services.workflow.ui.web import page, page_requires
+from services.workflow.ui.web import page, page_requires, zone_of
 
 TASK_STATUSES = {
     "ready": N_("Waiting in the queue"),
@@ -43,9 +44,9 @@ def error_parts(error: dict[str, Any] | None) -> tuple[str, str]:
     return str(error.get("type") or "?"), detail
 
 
-def fmt_dt_seconds(value: datetime | None) -> str:
+def fmt_dt_seconds(value: datetime | None, zone_name: str = DEFAULT_ZONE) -> str:
     """Step runs are seconds apart (retries, leases): their times show the seconds."""
-    return datetime_text(value, seconds=True)
+    return datetime_text(value, zone_name, seconds=True)
 
 
 class InstancePageController(Controller):
@@ -75,7 +76,7 @@ class InstancePageController(Controller):
             instance=view,
             step_runs=await reads.step_runs(instance_id),
             error_parts=error_parts,
-            dt_s=fmt_dt_seconds,
+            dt_s=partial(fmt_dt_seconds, zone_name=zone_of(request)),
             history=history,
             tasks=tasks,
             audit=audit,

@@ -17,6 +17,7 @@ import hashlib
 import uuid
 from collections.abc import Callable, Coroutine
 from datetime import datetime
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -34,7 +35,7 @@ from contracts.errors import Forbidden, NotFound, TramitaError, Unauthenticated
 from contracts.kernel import Actor
 from core.auth import TokenClaims, issue_token, read_token
 from core.i18n import gettext
-from core.localtime import date_text, datetime_text
+from core.localtime import DEFAULT_ZONE, date_text, datetime_text
 from core.problem_headers import limit_headers, problem_headers
 from services.workflow.page_headers import CSP as CSP  # re-exported for the pages
 from services.workflow.page_headers import SCRIPT_CSP as SCRIPT_CSP
@@ -192,9 +193,15 @@ class LazyCsrfMiddleware:
 # --- rendering ---------------------------------------------------------------------------------
 
 
-def fmt_dt(value: datetime | None) -> str:
+def fmt_dt(value: datetime | None, zone_name: str = DEFAULT_ZONE) -> str:
     """Local time of the jurisdiction, as a Brazilian reader writes it."""
-    return datetime_text(value)
+    return datetime_text(value, zone_name)
+
+
+def zone_of(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
+    """The jurisdiction's zone (``TRAMITA_TIMEZONE``) every page shows times in."""
+    zone_name: str = platform_of(connection).settings.timezone
+    return zone_name
 
 
 def page(
@@ -207,12 +214,13 @@ def page(
     **context: Any,
 ) -> Template:
     user = request.scope.get("state", {}).get(_USER_KEY)
+    zone_name = zone_of(request)
     return Template(
         template_name=template,
         context={
             "user": user,
-            "dt": fmt_dt,
-            "d": date_text,
+            "dt": partial(fmt_dt, zone_name=zone_name),
+            "d": partial(date_text, zone_name=zone_name),
             "path": request.url.path,
             "person": person,
             **context,
