@@ -17,6 +17,10 @@ class RequestStatus(StrEnum):
     APPEAL_1_ANSWERED = "appeal_1_answered"
     APPEAL_2 = "appeal_2"
     APPEAL_2_ANSWERED = "appeal_2_answered"
+    APPEAL_3 = "appeal_3"
+    APPEAL_3_ANSWERED = "appeal_3_answered"
+    APPEAL_4 = "appeal_4"
+    APPEAL_4_ANSWERED = "appeal_4_answered"
     CLOSED = "closed"
     EXPIRED = "expired"
     COMPLAINT = "complaint"
@@ -24,6 +28,16 @@ class RequestStatus(StrEnum):
 
 
 R = RequestStatus
+MAX_APPEAL_INSTANCES = 4
+APPEALS = (R.APPEAL_1, R.APPEAL_2, R.APPEAL_3, R.APPEAL_4)
+APPEALS_ANSWERED = (
+    R.APPEAL_1_ANSWERED,
+    R.APPEAL_2_ANSWERED,
+    R.APPEAL_3_ANSWERED,
+    R.APPEAL_4_ANSWERED,
+)
+"""Appeal instance k (1..4) is decided in ``APPEALS[k - 1]`` and answered in
+``APPEALS_ANSWERED[k - 1]``; how many a city runs is configuration (``modules/esic/config.py``)."""
 REQUEST_STATUS = StatusMachine(
     "esic.request",
     {
@@ -34,7 +48,11 @@ REQUEST_STATUS = StatusMachine(
         R.APPEAL_1: frozenset({R.APPEAL_1_ANSWERED, R.EXPIRED}),
         R.APPEAL_1_ANSWERED: frozenset({R.APPEAL_2, R.CLOSED}),
         R.APPEAL_2: frozenset({R.APPEAL_2_ANSWERED, R.EXPIRED}),
-        R.APPEAL_2_ANSWERED: frozenset({R.CLOSED}),
+        R.APPEAL_2_ANSWERED: frozenset({R.APPEAL_3, R.CLOSED}),
+        R.APPEAL_3: frozenset({R.APPEAL_3_ANSWERED, R.EXPIRED}),
+        R.APPEAL_3_ANSWERED: frozenset({R.APPEAL_4, R.CLOSED}),
+        R.APPEAL_4: frozenset({R.APPEAL_4_ANSWERED, R.EXPIRED}),
+        R.APPEAL_4_ANSWERED: frozenset({R.CLOSED}),
         R.EXPIRED: frozenset({R.COMPLAINT}),
         R.COMPLAINT: frozenset({R.ANSWERED, R.EXPIRED}),
     },

@@ -19,10 +19,11 @@ from contracts.registries import (
     WorkflowRegistrar,
 )
 from modules.esic.case import CONTACT_PERMISSION, REQUESTER_PERMISSION, case_views
+from modules.esic.config import appeal_instances
 from modules.esic.demo import run_demo
 from modules.esic.legal import RULES
 from modules.esic.notify import Runtime, handlers, subjects
-from modules.esic.workflows import FORMS, MANIFESTACAO, PEDIDO, QUEUES
+from modules.esic.workflows import FORMS, MANIFESTACAO, QUEUES, pedido
 
 RUNTIME = Runtime()
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -81,7 +82,7 @@ def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
 
 @hookimpl
 def tramita_register_workflows(registry: WorkflowRegistrar) -> None:
-    registry.add(PEDIDO)
+    registry.add(pedido(appeal_instances()))  # the city's chain: TRAMITA_ESIC_APPEAL_INSTANCES
     registry.add(MANIFESTACAO)
 
 

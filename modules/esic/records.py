@@ -7,6 +7,7 @@ moved only by the flow (``follow``, from ``on_transition``); plain moves then re
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -20,7 +21,10 @@ from contracts.kernel import Actor, AuditEntry
 from contracts.platform import PlatformContext
 from contracts.workflow.types import StartRequest, SubjectRef, TransitionEvent
 from core.statuses import StatusMachine
+from modules.esic.config import appeal_instances
 from modules.esic.domain import (
+    APPEALS,
+    APPEALS_ANSWERED,
     CASE_STATUS,
     REQUEST_STATUS,
     CaseStatus,
@@ -28,7 +32,7 @@ from modules.esic.domain import (
     RequestStatus,
 )
 from modules.esic.tables import appeals, cases, requests, timeline
-from modules.esic.workflows import CASE_NODES, REQUEST_NODES, SECTORS
+from modules.esic.workflows import CASE_NODES, SECTORS, request_nodes
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,8 @@ class Kind:
     email: sa.Column[Any]
     machine: StatusMachine[Any]
     status: type[StrEnum]
-    nodes: dict[str, Any]
+    nodes: Callable[[], Mapping[str, Any]]
+    """Node -> legal status (for e-SIC it depends on the configured appeal chain)."""
 
 
 REQUEST = Kind(
@@ -49,7 +54,7 @@ REQUEST = Kind(
     requests.c.requester_email,
     REQUEST_STATUS,
     RequestStatus,
-    dict(REQUEST_NODES),
+    lambda: request_nodes(appeal_instances()),
 )
 CASE = Kind(
     "ouvidoria.case",
@@ -58,7 +63,7 @@ CASE = Kind(
     cases.c.contact_email,
     CASE_STATUS,
     CaseStatus,
-    dict(CASE_NODES),
+    lambda: CASE_NODES,
 )
 
 
@@ -186,7 +191,7 @@ class Tracked:
                 )
             if event.public_label:
                 await self._label(conn, record_id, event)
-            target = self.k.nodes.get(event.to_node or "")
+            target = self.k.nodes().get(event.to_node or "")
             if target is None or not reachable(self.k.machine, self.k.status(row.status), target):
                 return False
             await self._set(conn, record_id, row.status, target.value, Actor.system("workflow"))
@@ -286,8 +291,10 @@ class Requests(Tracked):
             raise ValidationFailed("an appeal needs its grounds", record_id=record_id)
         record = await self.get(record_id)
         status = RequestStatus(record.status)
-        instance = {RequestStatus.ANSWERED: 1, RequestStatus.APPEAL_1_ANSWERED: 2}.get(status)
-        if instance is None:
+        # The next instance after an answer, if the city's chain has it (modules/esic/config.py).
+        answered = (RequestStatus.ANSWERED, *APPEALS_ANSWERED)
+        instance = answered.index(status) + 1 if status in answered else None
+        if instance is None or instance > appeal_instances():
             raise Conflict("no appeal is open", record_id=record_id, status=status.value)
         async with self.p.database.begin() as conn:
             exists = (
@@ -308,7 +315,7 @@ class Requests(Tracked):
                 )
         engine = self.p.workflow
         if engine is None:
-            target = RequestStatus.APPEAL_1 if instance == 1 else RequestStatus.APPEAL_2
+            target = APPEALS[instance - 1]
             return await self.move(record_id, target, actor=Actor.system("portal"))
         assert record.instance_id is not None
         await engine.signal(

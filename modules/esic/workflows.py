@@ -15,10 +15,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from modules.esic.domain import CaseStatus, RequestStatus
+from modules.esic.config import DEFAULT_APPEAL_INSTANCES
+from modules.esic.domain import (
+    APPEALS,
+    APPEALS_ANSWERED,
+    MAX_APPEAL_INSTANCES,
+    CaseStatus,
+    RequestStatus,
+)
 
 SECTORS: dict[str, str] = {"saude": "Saúde", "educacao": "Educação", "geral": "Gabinete"}
-APPEAL_1_QUEUE, APPEAL_2_QUEUE = "esic.recurso1", "esic.recurso2"
+APPEAL_QUEUES = ("esic.recurso1", "esic.recurso2", "esic.recurso3", "esic.recurso4")
+APPEAL_1_QUEUE, APPEAL_2_QUEUE = APPEAL_QUEUES[:2]
+APPEAL_AUTHORITIES = (
+    "autoridade hierarquicamente superior",  # Decreto 7.724/2012, art. 21
+    "autoridade máxima do órgão",  # Decreto 7.724/2012, art. 21, parágrafo único
+    "CGU",  # LAI, art. 16; Decreto 7.724/2012, art. 23
+    "CMRI",  # LAI, art. 16, § 3º, e art. 35; Decreto 7.724/2012, art. 24
+)
+"""Who decides appeal instance k in the federal chain; a city names its own in the queues."""
 COMPLAINT_QUEUE = "esic.reclamacao"  # the monitoring authority (Decreto 7.724/2012, art. 22)
 OUVIDORIA_QUEUE = "ouvidoria.atendimento"
 WAITING_QUEUE = "esic.aguardando_recurso"  # the citizen's turn: completed by the appeal signal
@@ -38,6 +53,9 @@ QUEUES: dict[str, tuple[str, tuple[str, ...]]] = {
     **{sector_queue(k): (f"e-SIC — {v}", (ANALYST_ID,)) for k, v in SECTORS.items()},
     APPEAL_1_QUEUE: ("e-SIC — recurso em 1ª instância", (AUTHORITY_ID,)),
     APPEAL_2_QUEUE: ("e-SIC — recurso em 2ª instância", (MINISTER_ID,)),
+    # Default members are the demo's staff; a city sets its own (``tramita queue``).
+    APPEAL_QUEUES[2]: ("e-SIC — recurso em 3ª instância (CGU)", (MINISTER_ID,)),
+    APPEAL_QUEUES[3]: ("e-SIC — recurso em 4ª instância (CMRI)", (MINISTER_ID,)),
     COMPLAINT_QUEUE: ("e-SIC — reclamação por falta de resposta", (AUTHORITY_ID,)),
     OUVIDORIA_QUEUE: ("Ouvidoria — atendimento", (OMBUDSMAN_ID,)),
     WAITING_QUEUE: ("e-SIC — prazo de recurso do cidadão", ()),
@@ -147,110 +165,135 @@ def _await_appeal(node_id: str, nxt: str, label: str) -> dict[str, Any]:
     }
 
 
-PEDIDO: dict[str, Any] = {
-    "format": 1,
-    "key": "esic.pedido",
-    "name": "e-SIC — pedido de acesso à informação",
-    "protocol_prefix": "SIC",
-    "subject_type": "esic.request",
-    "searchable": ["sector"],
-    "nodes": [
-        {
-            "id": "received",
-            "type": "start",
-            "produces": ["request_id", "sector"],
-            "public": {"label": "Recebido"},
-            "next": "notify_received",
-        },
-        _notify("notify_received", "esic.notify", "esic.received", "request_id", "route"),
-        {
-            "id": "route",
-            "type": "exclusive",
-            "consumes": ["sector"],
-            "branches": [
-                {"when": f"sector == '{s}'", "next": f"analysis_{s}"}
-                for s in SECTORS
-                if s != "geral"
-            ],
-            "default": "analysis_geral",
-        },
-        *[n for s in SECTORS for n in _sector_nodes(s)],
-        _notify("notify_answered", "esic.notify", "esic.answered", "request_id", "await_appeal_1"),
-        _await_appeal("await_appeal_1", "appeal_1", "Respondido"),
-        _task(
-            "appeal_1",
-            APPEAL_1_QUEUE,
-            "esic.appeal@1",
-            ["appeal_answer"],
-            timers=_expiry("lai.appeal_decision"),
-            public={"label": "Recurso em 1ª instância"},
-            next="notify_appeal_1",
-        ),
-        _notify(
-            "notify_appeal_1", "esic.notify", "esic.appeal_answered", "request_id", "await_appeal_2"
-        ),
-        _await_appeal("await_appeal_2", "appeal_2", "Recurso de 1ª instância respondido"),
-        _task(
-            "appeal_2",
-            APPEAL_2_QUEUE,
-            "esic.appeal@1",
-            ["appeal_answer"],
-            timers=_expiry("lai.appeal_decision"),
-            public={"label": "Recurso em 2ª instância"},
-            next="notify_appeal_2",
-        ),
-        {
-            **_notify(
-                "notify_appeal_2",
-                "esic.notify",
-                "esic.appeal_answered",
-                "request_id",
-                "notify_closed",
-            ),
-            "public": {"label": "Recurso de 2ª instância respondido"},
-        },
-        _notify("notify_closed", "esic.notify", "esic.closed", "request_id", "closed"),
-        {"id": "closed", "type": "end", "public": {"label": "Encerrado"}},
-        # Not answered in time: the citizen may file a reclamação within 10 days, decided in 5
-        # (Decreto 7.724/2012, art. 22); without one the request ends as expired.
-        _notify("notify_late", "esic.notify", "esic.late", "request_id", "await_complaint"),
-        {
-            "id": "await_complaint",
-            "type": "manual_task",
-            "queue": WAITING_QUEUE,
-            "timers": [
-                {"id": "window", "deadline": {"rule": "lai.complaint_window"}, "next": "expired"}
-            ],
-            "public": {"label": "Prazo vencido"},
-            "next": "complaint",
-        },
-        _task(
-            "complaint",
-            COMPLAINT_QUEUE,
-            "esic.answer@1",
-            ["answer"],
-            timers=_expiry("lai.complaint_decision"),
-            public={"label": "Reclamação"},
-            next="notify_answered",
-        ),
-        _notify("notify_expired", "esic.notify", "esic.expired", "request_id", "expired"),
-        {"id": "expired", "type": "end", "result": "expired", "public": {"label": "Prazo vencido"}},
-    ],
-}
+def _appeal_chain(instances: int) -> list[dict[str, Any]]:
+    """Instance k: the citizen's window (``await_appeal_k``), the decision (``appeal_k``, in
+    queue ``esic.recursoK``), its notification; after the last one the request closes."""
+    nodes: list[dict[str, Any]] = []
+    for k in range(1, instances + 1):
+        last = k == instances
+        waiting = "Respondido" if k == 1 else f"Recurso de {k - 1}ª instância respondido"
+        nodes.append(_await_appeal(f"await_appeal_{k}", f"appeal_{k}", waiting))
+        nodes.append(
+            _task(
+                f"appeal_{k}",
+                APPEAL_QUEUES[k - 1],
+                "esic.appeal@1",
+                ["appeal_answer"],
+                timers=_expiry("lai.appeal_decision"),
+                public={"label": f"Recurso em {k}ª instância"},
+                next=f"notify_appeal_{k}",
+            )
+        )
+        notify = _notify(
+            f"notify_appeal_{k}",
+            "esic.notify",
+            "esic.appeal_answered",
+            "request_id",
+            "notify_closed" if last else f"await_appeal_{k + 1}",
+        )
+        if last:
+            notify["public"] = {"label": f"Recurso de {k}ª instância respondido"}
+        nodes.append(notify)
+    return nodes
 
-REQUEST_NODES: dict[str, RequestStatus] = {
-    **{f"analysis_{s}": RequestStatus.ANALYSIS for s in SECTORS},
-    **{f"extended_{s}": RequestStatus.EXTENDED for s in SECTORS},
-    "await_appeal_1": RequestStatus.ANSWERED,
-    "appeal_1": RequestStatus.APPEAL_1,
-    "await_appeal_2": RequestStatus.APPEAL_1_ANSWERED,
-    "appeal_2": RequestStatus.APPEAL_2,
-    "notify_appeal_2": RequestStatus.APPEAL_2_ANSWERED,
-    "closed": RequestStatus.CLOSED,
-    "await_complaint": RequestStatus.EXPIRED,
-    "complaint": RequestStatus.COMPLAINT,
-    "expired": RequestStatus.EXPIRED,
-}
+
+def pedido(instances: int = DEFAULT_APPEAL_INSTANCES) -> dict[str, Any]:
+    """``esic.pedido`` with ``instances`` appeal instances (1 to 4)."""
+    if not 1 <= instances <= MAX_APPEAL_INSTANCES:
+        raise ValueError("appeal instances must be 1 to 4")
+    return {
+        "format": 1,
+        "key": "esic.pedido",
+        "name": "e-SIC — pedido de acesso à informação",
+        "protocol_prefix": "SIC",
+        "subject_type": "esic.request",
+        "searchable": ["sector"],
+        "nodes": [
+            {
+                "id": "received",
+                "type": "start",
+                "produces": ["request_id", "sector"],
+                "public": {"label": "Recebido"},
+                "next": "notify_received",
+            },
+            _notify("notify_received", "esic.notify", "esic.received", "request_id", "route"),
+            {
+                "id": "route",
+                "type": "exclusive",
+                "consumes": ["sector"],
+                "branches": [
+                    {"when": f"sector == '{s}'", "next": f"analysis_{s}"}
+                    for s in SECTORS
+                    if s != "geral"
+                ],
+                "default": "analysis_geral",
+            },
+            *[n for s in SECTORS for n in _sector_nodes(s)],
+            _notify(
+                "notify_answered", "esic.notify", "esic.answered", "request_id", "await_appeal_1"
+            ),
+            *_appeal_chain(instances),
+            _notify("notify_closed", "esic.notify", "esic.closed", "request_id", "closed"),
+            {"id": "closed", "type": "end", "public": {"label": "Encerrado"}},
+            # Not answered in time: the citizen may file a reclamação within 10 days, decided in 5
+            # (Decreto 7.724/2012, art. 22); without one the request ends as expired.
+            _notify("notify_late", "esic.notify", "esic.late", "request_id", "await_complaint"),
+            {
+                "id": "await_complaint",
+                "type": "manual_task",
+                "queue": WAITING_QUEUE,
+                "timers": [
+                    {
+                        "id": "window",
+                        "deadline": {"rule": "lai.complaint_window"},
+                        "next": "expired",
+                    }
+                ],
+                "public": {"label": "Prazo vencido"},
+                "next": "complaint",
+            },
+            _task(
+                "complaint",
+                COMPLAINT_QUEUE,
+                "esic.answer@1",
+                ["answer"],
+                timers=_expiry("lai.complaint_decision"),
+                public={"label": "Reclamação"},
+                next="notify_answered",
+            ),
+            _notify("notify_expired", "esic.notify", "esic.expired", "request_id", "expired"),
+            {
+                "id": "expired",
+                "type": "end",
+                "result": "expired",
+                "public": {"label": "Prazo vencido"},
+            },
+        ],
+    }
+
+
+PEDIDO = pedido()
+
+
+def request_nodes(instances: int = DEFAULT_APPEAL_INSTANCES) -> dict[str, RequestStatus]:
+    """Node -> legal status for a chain of ``instances`` appeals. Instance k is answered when
+    the citizen's next window opens (``await_appeal_{k+1}``) or, after the last one, on its
+    notification (the flow then closes)."""
+    return {
+        **{f"analysis_{s}": RequestStatus.ANALYSIS for s in SECTORS},
+        **{f"extended_{s}": RequestStatus.EXTENDED for s in SECTORS},
+        "await_appeal_1": RequestStatus.ANSWERED,
+        **{f"appeal_{k}": APPEALS[k - 1] for k in range(1, instances + 1)},
+        **{f"await_appeal_{k + 1}": APPEALS_ANSWERED[k - 1] for k in range(1, instances)},
+        f"notify_appeal_{instances}": APPEALS_ANSWERED[instances - 1],
+        "closed": RequestStatus.CLOSED,
+        "await_complaint": RequestStatus.EXPIRED,
+        "complaint": RequestStatus.COMPLAINT,
+        "expired": RequestStatus.EXPIRED,
+    }
+
+
+REQUEST_NODES = request_nodes()
 
 MANIFESTACAO: dict[str, Any] = {
     "format": 1,
