@@ -33,8 +33,8 @@ from services.workflow.api.ports import (
 from services.workflow.calendar.model import DeadlineEvent, Resumption, Suspension
 from services.workflow.persistence import ops_reads
 from services.workflow.persistence import tables as t
-from services.workflow.persistence import tables_human as h
 from services.workflow.persistence import tables_deadlines as td
+from services.workflow.persistence import tables_human as h
 
 _SUMMARY_COLUMNS = (
     t.instances.c.id,
@@ -316,6 +316,7 @@ class SqlApiReads:
             )
             for r in rows
         ]
+
 
 def _suspensions(logs: list[Any]) -> list[tuple[datetime, datetime | None, str | None]]:
     """Each suspension of the deadlines' event logs with its resumption and legal basis, in
