@@ -215,3 +215,14 @@ class ValidationRejected(HandlerFailure):
     status = 422
     title = "Partner rejected the request"
     retryable = False
+
+
+class TemplateInvalid(ValidationFailed):
+    """A document template (TipTap AST) names an unknown node or mark, or data that is missing.
+
+    ``errors`` gives each problem with its path in the AST (``content[2].content[0]``), so the
+    template is refused when it is published instead of producing a broken PDF.
+    """
+
+    problem_type = "template-invalid"
+    title = "Invalid document template"
