@@ -44,6 +44,8 @@ class WorkflowConfig(msgspec.Struct, frozen=True, kw_only=True):
     """Path of the city's TOML file of deadline rule overrides and receipt rule (optional)."""
     max_context_bytes: int = 1024 * 1024
     """A start's context, encoded as JSON, may hold this many bytes (413 past it)."""
+    documents_dir: str = "var/documents"
+    """Where the filesystem blob store keeps documents' bytes (content-addressed files)."""
     faults: str = ""
     """Fault injection for the crash tests only (e.g. ``relay_exit_after_publish:3``)."""
 
