@@ -226,3 +226,11 @@ class TemplateInvalid(ValidationFailed):
 
     problem_type = "template-invalid"
     title = "Invalid document template"
+
+
+class DocumentRequired(Conflict):
+    """A node cannot complete: the process lacks a current document of a type the node
+    requires; ``node_id`` and ``document_type`` name both."""
+
+    problem_type = "document-required"
+    title = "A required document is missing"

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         CommandRegistrar,
         DataProviderRegistrar,
         DeadlineRuleRegistrar,
+        DocumentTypeRegistrar,
         FormRegistrar,
         HandlerRegistrar,
         MigrationRegistrar,
@@ -91,6 +92,19 @@ def tramita_register_forms(registry: FormRegistrar) -> None:
     change it by registering a new version.
 
     Implemented by domain modules.
+    """
+
+
+@hookspec
+def tramita_register_document_types(registry: DocumentTypeRegistrar) -> None:
+    """Register the document types a module's processes hold (answers, decisions, attachments).
+
+    Called at boot, before definitions are validated: a node naming a document type in
+    ``documents`` must name a registered one. A type's template (TipTap AST, never HTML) is
+    checked then too: an unknown node or mark, or a placeholder outside the type's ``fields``,
+    stops the boot with the path in the AST. A published ``template_version`` never changes.
+
+    Implemented by domain modules whose processes produce or receive documents (e-SIC).
     """
 
 

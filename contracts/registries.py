@@ -41,6 +41,14 @@ class FormRegistrar(Protocol):
         ...
 
 
+class DocumentTypeRegistrar(Protocol):
+    def add(self, doc_type: Mapping[str, Any]) -> None:
+        """Register a document type (``key``, ``name``, ``media_types``, ``max_bytes``,
+        ``unique_per_instance``, ``permissions``, and optionally a TipTap ``template`` with its
+        ``template_version`` and the data names it uses, ``fields``) as data."""
+        ...
+
+
 class DeadlineRuleRegistrar(Protocol):
     def add(self, rule: LegalRule) -> None:
         """Register a legal deadline rule (``lai.request``) that definitions name in

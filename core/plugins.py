@@ -117,6 +117,10 @@ class PluginHost:
             self._each("tramita_register_queues", lambda f, p: f(registry=r.QueueRegistrar(c, p)))
             self._each("tramita_register_forms", lambda f, p: f(registry=r.FormRegistrar(c, p)))
             self._each(
+                "tramita_register_document_types",
+                lambda f, p: f(registry=r.DocumentTypeRegistrar(c, p)),
+            )
+            self._each(
                 "tramita_register_deadline_rules",
                 lambda f, p: f(registry=r.DeadlineRuleRegistrar(c, p)),
             )

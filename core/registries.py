@@ -28,6 +28,7 @@ class Collected:
     workflows: list[Mapping[str, Any]] = field(default_factory=list)
     handlers: dict[str, WorkflowHandler] = field(default_factory=dict)
     forms: list[Mapping[str, Any]] = field(default_factory=list)
+    document_types: list[Mapping[str, Any]] = field(default_factory=list)
     queues: dict[str, tuple[str, tuple[str, ...], str]] = field(default_factory=dict)
     forward_targets: dict[str, tuple[str, ...]] = field(default_factory=dict)
     data_providers: dict[str, DataProvider] = field(default_factory=dict)
@@ -92,6 +93,12 @@ class FormRegistrar(_Bound):
         name = f"{form.get('key')}@{form.get('version')}"
         self._c.claim("form", name, self._plugin)
         self._c.forms.append(MappingProxyType(dict(form)))
+
+
+class DocumentTypeRegistrar(_Bound):
+    def add(self, doc_type: Mapping[str, Any]) -> None:
+        self._c.claim("document_type", str(doc_type.get("key")), self._plugin)
+        self._c.document_types.append(MappingProxyType(dict(doc_type)))
 
 
 DEFAULT_QUEUE_PERMISSION = "workflow.tasks"
@@ -177,6 +184,7 @@ class Registrations:
     workflows: tuple[Mapping[str, Any], ...]
     handlers: Mapping[str, WorkflowHandler]
     forms: tuple[Mapping[str, Any], ...]
+    document_types: tuple[Mapping[str, Any], ...]
     queues: Mapping[str, tuple[str, tuple[str, ...], str]]
     forward_targets: Mapping[str, tuple[str, ...]]
     data_providers: Mapping[str, DataProvider]
@@ -195,6 +203,7 @@ class Registrations:
             workflows=tuple(c.workflows),
             handlers=MappingProxyType(dict(c.handlers)),
             forms=tuple(c.forms),
+            document_types=tuple(c.document_types),
             queues=MappingProxyType(dict(c.queues)),
             forward_targets=MappingProxyType(dict(c.forward_targets)),
             data_providers=MappingProxyType(dict(c.data_providers)),

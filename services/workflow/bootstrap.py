@@ -14,18 +14,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import structlog
 
 from contracts.kernel import Actor
 from contracts.platform import PlatformContext
+from core.documents.storage import FilesystemBlobStore
 from services.workflow.calendar import Calendar, CalendarSpec, seal_spec
 from services.workflow.config import WorkflowConfig, load_config
 from services.workflow.definition import KnownNames
 from services.workflow.definition.ports import BUILTIN_QUEUES
 from services.workflow.delivery.dispatch import Dispatcher
 from services.workflow.delivery.inprocess import InProcessDelivery
+from services.workflow.documents import DocumentService, DocumentType
 from services.workflow.legal_config import LegalSettings, legal_settings
 from services.workflow.persistence.deadlines_repo import SqlDeadlineRepo
+from services.workflow.persistence.documents_repo import SqlDocumentRepo
 from services.workflow.persistence.human_repo import SqlHumanRepo
 from services.workflow.persistence.inbox_repo import SqlInboxQuery
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
@@ -59,6 +63,7 @@ def known_names(platform: PlatformContext, legal: LegalSettings | None = None) -
         providers=frozenset(regs.data_providers),
         deadline_rules=frozenset(rules),
         extendable_rules=frozenset(k for k, rule in rules.items() if rule.max_extensions > 0),
+        document_types=frozenset(str(t.get("key")) for t in regs.document_types),
     )
 
 
@@ -80,6 +85,7 @@ class WorkflowService:
     catalog: Catalog
     deadlines: DeadlineService
     legal: LegalTime
+    documents: DocumentService
     config: WorkflowConfig = field(default_factory=WorkflowConfig)
     uow_factory: Callable[[], SqlUnitOfWork] | None = None
     dispatcher: Dispatcher | None = None
@@ -90,6 +96,9 @@ class WorkflowService:
         regs = self.platform.registrations
         lines = await self.catalog.sync(regs.queues, regs.forms, actor=Actor.system("boot"))
         await self.deadlines.publish_calendar(seal_spec(NATIONAL_CALENDAR), Actor.system("boot"))
+        for doc_type in regs.document_types:
+            if await self.documents.register_type(msgspec.convert(dict(doc_type), DocumentType)):
+                lines.append(f"document type {doc_type.get('key')}")
         for definition in regs.workflows:
             version, created = await self.engine.publisher.publish(
                 dict(definition), actor=Actor.system("boot")
@@ -206,6 +215,11 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
     inbox = Inbox(SqlInboxQuery(platform.database), clock)
 
     deadlines = DeadlineService(uow_factory=uow, store=deadline_store, clock=clock, legal=legal)
+    documents = DocumentService(
+        SqlDocumentRepo(platform.database, clock, ids, platform.audit),
+        FilesystemBlobStore(config.documents_dir),
+        clock,
+    )
     return WorkflowService(
         platform=platform,
         rules=rules,
@@ -217,6 +231,7 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         catalog=catalog,
         deadlines=deadlines,
         legal=legal,
+        documents=documents,
         config=config,
         uow_factory=uow,
         dispatcher=dispatcher,

@@ -247,6 +247,16 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                         f"Node `{nid}` has two timers with id `{timer.id}`.",
                     )
                 _check_timer(out, i, nid, k, timer, known)
+            for k, doc_type in enumerate(node.documents):
+                if doc_type not in known.document_types:
+                    out.at(
+                        i,
+                        nid,
+                        f"documents[{k}]",
+                        "unknown_document_type",
+                        f"Node `{nid}` requires document type `{doc_type}`, which is not "
+                        "registered.",
+                    )
         if isinstance(node, ApprovalNode | UserTaskNode):
             _check_task(defn, known, out, i, node)
         if (

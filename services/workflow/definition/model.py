@@ -144,6 +144,8 @@ class ApprovalNode(_NodeBase, tag="approval", frozen=True, kw_only=True):
     queue: DottedName
     form: FormRef | None = None
     policy: Policy = DEFAULT_POLICY
+    documents: tuple[DottedName, ...] = ()
+    """Document types the process must hold (current) before this task completes."""
     timers: tuple[BoundaryTimer, ...] = ()
     outcomes: dict[Identifier, str]
     outcome_requires: dict[Identifier, tuple[ContextKey, ...]] = {}
@@ -154,6 +156,8 @@ class UserTaskNode(_NodeBase, tag="user_task", frozen=True, kw_only=True):
     queue: DottedName
     form: FormRef | None = None
     policy: Policy = DEFAULT_POLICY
+    documents: tuple[DottedName, ...] = ()
+    """Document types the process must hold (current) before this task completes."""
     timers: tuple[BoundaryTimer, ...] = ()
     next: str | None = None
     outcomes: dict[Identifier, str] | None = None
@@ -163,6 +167,8 @@ class UserTaskNode(_NodeBase, tag="user_task", frozen=True, kw_only=True):
 
 class ManualTaskNode(_NodeBase, tag="manual_task", frozen=True, kw_only=True):
     queue: DottedName
+    documents: tuple[DottedName, ...] = ()
+    """Document types the process must hold (current) before this task completes."""
     timers: tuple[BoundaryTimer, ...] = ()
     next: str
 

@@ -63,7 +63,8 @@ class KnownNames(msgspec.Struct, frozen=True, kw_only=True):
     references (``purchase.review@2``). ``queues`` are the registered human and worker queues;
     :data:`BUILTIN_QUEUES` are always accepted as worker queues. ``deadline_rules`` are the
     legal rule keys (registered by modules or configured by the city), ``extendable_rules``
-    those that allow an extension.
+    those that allow an extension. ``document_types`` are the registered document type keys a
+    human node may require in ``documents``.
     """
 
     handlers: frozenset[str]
@@ -72,3 +73,4 @@ class KnownNames(msgspec.Struct, frozen=True, kw_only=True):
     providers: frozenset[str]
     deadline_rules: frozenset[str] = frozenset()
     extendable_rules: frozenset[str] = frozenset()
+    document_types: frozenset[str] = frozenset()

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_human as h
+from services.workflow.persistence.tables_documents import documents
 from services.workflow.runtime.human_ports import ActionRecord, FormRecord, QueueRecord
 
 
@@ -211,3 +212,8 @@ class SqlHumanRepo:
             )
         ).first()
         return None if row is None else str(row.instance_id)
+
+    async def current_document_types(self, instance_id: str) -> frozenset[str]:
+        d = documents.c
+        query = sa.select(d.type_key).where(d.instance_id == instance_id, d.status == "current")
+        return frozenset((await self._conn.execute(query)).scalars())

@@ -21,6 +21,7 @@ import msgspec
 
 from contracts.errors import (
     Conflict,
+    DocumentRequired,
     Forbidden,
     IdempotencyKeyReused,
     InvalidTransition,
@@ -196,6 +197,7 @@ class TaskService:
             assert version is not None
             model = self._compiler.for_version(version)
             node = model.nodes[task.node_id]
+            await _ensure_documents(store, task, getattr(node, "documents", ()))
             values = submitted
             snapshot = None
             if task.form is not None:
@@ -456,3 +458,18 @@ class TaskService:
                 correlation_id=task.instance_id,
             )
         )
+
+
+async def _ensure_documents(store: HumanStore, task: TaskRecord, required: tuple[str, ...]) -> None:
+    """A task whose node names ``documents`` completes only once the process holds a current
+    document of each type; otherwise :class:`DocumentRequired` names the node and the type."""
+    if not required:
+        return
+    held = await store.current_document_types(task.instance_id)
+    for type_key in required:
+        if type_key not in held:
+            raise DocumentRequired(
+                "the task needs a document of this type before it completes",
+                node_id=task.node_id,
+                document_type=type_key,
+            )

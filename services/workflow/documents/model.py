@@ -1,0 +1,111 @@
+"""What the documents of a process are, as Structs, and the store they are kept in.
+
+A :class:`DocumentType` is declared by a module (or a city) like a form: its key, human name,
+the media types and size it accepts, whether a process may hold only one, the permissions
+that guard it, and optionally a template (TipTap AST, ``template_version``) with the data
+names (``fields``) the template may use. A :class:`Document` is one file of one instance.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+import msgspec
+
+from contracts.kernel import Actor
+
+Origin = Literal["generated", "uploaded"]
+Status = Literal["current", "deleted"]
+
+
+class DocumentPermissions(msgspec.Struct, frozen=True, kw_only=True):
+    """Permission names (declared by the module) for each action on documents of a type."""
+
+    read: str = "workflow.documents.read"
+    write: str = "workflow.documents.write"
+    delete: str = "workflow.documents.delete"
+
+
+class DocumentType(msgspec.Struct, frozen=True, kw_only=True):
+    key: str
+    name: str
+    digital: bool = True
+    max_bytes: int = 10 * 1024 * 1024
+    media_types: tuple[str, ...] = ("application/pdf",)
+    unique_per_instance: bool = False
+    permissions: DocumentPermissions = DocumentPermissions()
+    fields: tuple[str, ...] = ()
+    """The data names the template may use; a placeholder naming anything else is refused
+    when the type is registered."""
+    template: dict[str, Any] | None = None
+    template_version: int | None = None
+
+
+class Document(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    instance_id: str
+    type_key: str
+    origin: Origin
+    media_type: str
+    filename: str
+    size: int
+    content_hash: str
+    status: Status
+    template_version: int | None
+    generated_at: datetime
+    created_by: str
+    deleted_at: datetime | None = None
+    deleted_by: str | None = None
+
+
+class NewDocument(msgspec.Struct, frozen=True, kw_only=True):
+    """A document about to be stored (its bytes are already in the blob store)."""
+
+    instance_id: str
+    type_key: str
+    origin: Origin
+    media_type: str
+    filename: str
+    size: int
+    content_hash: str
+    template_version: int | None = None
+
+
+class DocumentRepo(Protocol):
+    """The SQL behind documents; each call is one transaction (audit entries included).
+
+    Implemented by ``services.workflow.persistence.documents_repo.SqlDocumentRepo``.
+    """
+
+    async def register_type(self, doc_type: DocumentType) -> bool:
+        """Store or update a type; its template ``key@template_version`` is immutable once
+        stored (same content again: no-op; other content: ``Conflict``). ``True`` when
+        something changed."""
+        ...
+
+    async def get_type(self, key: str) -> DocumentType | None:
+        """The type with its current template (``None`` when unknown)."""
+        ...
+
+    async def type_keys(self) -> frozenset[str]: ...
+
+    async def template(self, key: str, version: int) -> dict[str, Any] | None: ...
+
+    async def add(self, new: NewDocument, *, unique: bool, actor: Actor) -> Document:
+        """Insert and audit; ``Conflict`` (``document_unique``) when the type is unique and
+        the instance already holds a current one; ``NotFound`` for an unknown instance."""
+        ...
+
+    async def get(self, document_id: str) -> Document | None: ...
+
+    async def list_for(self, instance_id: str, *, deleted: bool = False) -> list[Document]: ...
+
+    async def current_types(self, instance_id: str) -> frozenset[str]:
+        """The type keys the instance holds a current document of."""
+        ...
+
+    async def soft_delete(self, document_id: str, *, actor: Actor, reason: str) -> Document:
+        """Mark deleted and audit; ``Conflict`` (``instance_active``) while the instance is
+        not finished; ``NotFound`` when there is no such current document."""
+        ...
