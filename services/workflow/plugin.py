@@ -65,6 +65,7 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     platform.extras["workflow.tasks"] = service.tasks  # api.human_deps.TASKS_KEY
     platform.extras["workflow.deadlines"] = service.deadlines  # api.deadlines.DEADLINES_KEY
     platform.extras["workflow.catalog"] = service.catalog  # api.queues.CATALOG_KEY
+    platform.extras["workflow.documents"] = service.documents  # api.documents.DOCUMENTS_KEY
     platform.extras[MIGRATOR_KEY] = Migrator(service.engine, SqlMigrationQueries())
     drafts = SqlDraftStore(platform.database, platform.clock, platform.ids)
     platform.extras["workflow.drafts"] = drafts  # ui.editor_ports.DRAFTS_KEY

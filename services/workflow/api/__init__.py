@@ -12,6 +12,7 @@ from typing import Any
 from litestar import Router
 
 from services.workflow.api.deadlines import DeadlineController, InstanceDeadlineController
+from services.workflow.api.documents import DocumentController, InstanceDocumentController
 from services.workflow.api.forms import FormController
 from services.workflow.api.instances import InstanceController, MessageController
 from services.workflow.api.migrations import MigrationController, RepairController
@@ -44,6 +45,8 @@ def api_router() -> Router:
             DeadlineController,
             InstanceDeadlineController,
             QueueMemberController,
+            InstanceDocumentController,
+            DocumentController,
         ],
         request_max_body_size=API_MAX_BODY,
     )

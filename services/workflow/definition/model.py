@@ -311,7 +311,7 @@ def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
         ) from None
 
 
-LATE_FIELDS = frozenset({"third_party", "deadline"})
+LATE_FIELDS = frozenset({"third_party", "deadline", "documents"})
 """Fields added to the format after versions were published: written only when set."""
 
 
@@ -333,8 +333,8 @@ def canonical_json(defn: Definition) -> bytes:
     Writing defaults explicitly pins what a version means even if a later release changes a
     default; sorting makes the bytes independent of key order and whitespace in the source.
     Fields added to the format after versions were published (``LATE_FIELDS``: ``third_party``,
-    a timer's or task's ``deadline``) are written only when set, so those versions keep their
-    bytes and checksums.
+    a timer's or task's ``deadline``, a human node's ``documents``) are written only when set,
+    so those versions keep their bytes and checksums.
     """
     builtins = msgspec.to_builtins(defn, order="sorted")
     return msgspec.json.encode(_without_unset_late_fields(builtins))

@@ -22,9 +22,9 @@ Status = Literal["current", "deleted"]
 class DocumentPermissions(msgspec.Struct, frozen=True, kw_only=True):
     """Permission names (declared by the module) for each action on documents of a type."""
 
-    read: str = "workflow.documents.read"
-    write: str = "workflow.documents.write"
-    delete: str = "workflow.documents.delete"
+    read: str = "workflow.read"
+    write: str = "workflow.tasks"
+    delete: str = "workflow.admin"
 
 
 class DocumentType(msgspec.Struct, frozen=True, kw_only=True):

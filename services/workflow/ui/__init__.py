@@ -16,6 +16,7 @@ from litestar.static_files import create_static_files_router
 from services.workflow.ui.bulk import BulkController
 from services.workflow.ui.deadline_pages import DeadlinePagesController
 from services.workflow.ui.definitions import DefinitionPagesController
+from services.workflow.ui.documents import DocumentPageController
 from services.workflow.ui.editor import DraftEditorController, NewDraftController
 from services.workflow.ui.inbox import InboxController, TaskActionController
 from services.workflow.ui.inbox_events import InboxEventsController
@@ -57,6 +58,7 @@ def ui_router() -> Router:
             InstanceActionsController,
             QueuePagesController,
             DeadlinePagesController,
+            DocumentPageController,
             OperationsController,
             MigrationWizardController,
             StuckInstancesController,

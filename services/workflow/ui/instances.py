@@ -16,6 +16,7 @@ from core.localtime import DEFAULT_ZONE, datetime_text
 from services.workflow.api.deadlines import deadlines_of
 from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deps import engine_of, reads_of
+from services.workflow.ui.documents import page_documents, size_text
 from services.workflow.ui.people import names_of
 from services.workflow.ui.stuck import status_labels
 from services.workflow.ui.web import page, page_requires, zone_of
@@ -79,6 +80,8 @@ class InstancePageController(Controller):
             dt_s=partial(fmt_dt_seconds, zone_name=zone_of(request)),
             history=history,
             tasks=tasks,
+            documents=await page_documents(request, instance_id),
+            doc_size=size_text,
             audit=audit,
             case=case,
             names=await names_of(request, people),

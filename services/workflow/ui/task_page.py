@@ -20,6 +20,7 @@ from contracts.workflow.types import TaskView
 from core.i18n import N_, gettext
 from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deps import engine_of, tasks_of
+from services.workflow.ui.documents import page_documents, size_text
 from services.workflow.ui.form_view import (
     errors_by_field,
     field_views,
@@ -79,6 +80,8 @@ async def _render(
         me=ui_actor(request).id,
         case=case,
         names=await names_of(request, [task.assignee, *case.people]),
+        documents=await page_documents(request, task.instance_id),
+        doc_size=size_text,
     )
 
 

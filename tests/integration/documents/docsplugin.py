@@ -43,13 +43,25 @@ ATTACHMENT = {
     "media_types": ["application/pdf", "image/png"],
 }
 
+SECRET = {
+    "key": "docs.secret",
+    "name": "Anexo sigiloso",
+    "media_types": ["application/pdf"],
+    "permissions": {"read": "docs.secret", "write": "docs.secret", "delete": "docs.secret"},
+}
+
 FLOW = {
     "format": 1,
     "key": "docs.flow",
     "name": "Pedido com resposta",
     "protocol_prefix": "DOC",
     "nodes": [
-        {"id": "request", "type": "start", "produces": ["title"], "next": "answer"},
+        {
+            "id": "request",
+            "type": "start",
+            "produces": ["title", "protocol", "requester"],
+            "next": "answer",
+        },
         {
             "id": "answer",
             "type": "user_task",
@@ -67,6 +79,7 @@ class DocsPlugin:
     @hookimpl
     def tramita_register_permissions(self, registry: Any) -> None:
         registry.add("docs.answer", "Answer requests")
+        registry.add("docs.secret", "Read sigiloso annexes")
 
     @hookimpl
     def tramita_register_queues(self, registry: Any) -> None:
@@ -76,6 +89,7 @@ class DocsPlugin:
     def tramita_register_document_types(self, registry: Any) -> None:
         registry.add(ANSWER)
         registry.add(ATTACHMENT)
+        registry.add(SECRET)
 
     @hookimpl
     def tramita_register_workflows(self, registry: Any) -> None:

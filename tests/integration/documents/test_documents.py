@@ -31,12 +31,13 @@ pytestmark = pytest.mark.db
 ANA = Actor(id=uid("ana"))
 DATA = {"requester": {"name": "Zé <b>&</b> Cia"}, "protocol": "DOC-1"}
 PDF_BYTES = b"%PDF-1.7\n1 0 obj\n<<>>\nendobj\n%%EOF\n"
+CONTEXT = {"title": "x", "protocol": "DOC-0", "requester": {"name": "x"}}
 
 
 async def open_case(wf: WorkflowService) -> tuple[str, TaskView]:
     await enrol(wf, "docs.clerks", "ana", permissions=("workflow.tasks", "docs.answer"))
     view = await wf.engine.start(
-        StartRequest(definition_key="docs.flow", context={"title": "x"}, actor=ANA)
+        StartRequest(definition_key="docs.flow", context=CONTEXT, actor=ANA)
     )
     await wf.delivery.drain()
     (task,) = [t for t in await wf.engine.tasks(view.id) if t.status in ("ready", "claimed")]

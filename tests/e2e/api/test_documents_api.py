@@ -1,0 +1,203 @@
+"""The documents API over HTTP: list, upload, generate, download, delete, with permissions."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+
+from contracts.kernel import Actor
+from contracts.workflow.types import StartRequest
+from core.app import Platform
+from core.auth import issue_token
+from core.clock import FixedClock
+from core.ids import SequentialIdGen
+from core.plugins import PluginHost
+from core.settings import Settings
+from core.web import create_app
+from services.workflow.plugin import service_of
+from services.workflow.ui.web import SESSION_COOKIE, open_session
+from tests.integration.documents.docsplugin import DocsPlugin
+from tests.unit.core.test_pdf import pdf_text
+
+pytestmark = pytest.mark.db
+
+PDF_BYTES = b"%PDF-1.7\n1 0 obj\n<<>>\nendobj\n%%EOF\n"
+PROFILES = {
+    "clerk": ["workflow.read", "workflow.tasks", "docs.answer"],
+    "reader": ["workflow.read"],
+    "keeper": ["workflow.read", "workflow.tasks", "workflow.admin", "docs.secret"],
+    "nobody": [],
+}
+
+
+class Docs:
+    def __init__(
+        self,
+        platform: Platform,
+        client: Any,
+        tokens: dict[str, str],
+        users: dict[str, str],
+        case: str,
+    ) -> None:
+        self.platform, self.client, self.tokens, self.case = platform, client, tokens, case
+        self.users = users
+
+    def auth(self, user: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[user]}"}
+
+    async def upload(
+        self, user: str, data: bytes, name: str = "oficio.pdf", type_key: str = "docs.attachment"
+    ) -> Any:
+        return await self.client.post(
+            f"/api/v1/instances/{self.case}/documents/{type_key}",
+            params={"name": name},
+            content=data,
+            headers={**self.auth(user), "Content-Type": "application/octet-stream"},
+        )
+
+
+@pytest.fixture
+async def docs(
+    database_url: str, clock: FixedClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Docs]:
+    monkeypatch.setenv("TRAMITA_WF_DOCUMENTS_DIR", str(tmp_path / "blobs"))
+    host = PluginHost()
+    host.discover(groups=["tramita.services"])
+    host.register(DocsPlugin(), "docs_test")
+    platform = await Platform.boot(
+        Settings(database_url=database_url),
+        clock=clock,
+        ids=SequentialIdGen(clock),
+        host=host,
+        upgrade=False,
+    )
+    tokens, users = {}, {}
+    for name, permissions in PROFILES.items():
+        await platform.directory.ensure_profile(name, name.title(), permissions)
+        user = await platform.directory.create_user(f"{name}-user", display_name=name, profile=name)
+        tokens[name] = issue_token(platform.settings.secret_key, user.id, now=clock.now())
+        users[name] = user.id
+    wf = service_of(platform)
+    await wf.catalog.add_member("docs.clerks", users["clerk"], actor=Actor.system("test"))
+    view = await wf.engine.start(
+        StartRequest(
+            definition_key="docs.flow",
+            context={"title": "x", "protocol": "DOC-7", "requester": {"name": "Ana & <Bia>"}},
+            actor=Actor.system("test"),
+        )
+    )
+    async with AsyncTestClient(app=create_app(platform)) as client:
+        yield Docs(platform, client, tokens, users, view.id)
+    await platform.close()
+
+
+async def test_an_upload_is_listed_and_downloads_the_same_bytes(docs: Docs) -> None:
+    response = await docs.upload("clerk", PDF_BYTES, name="../Ofício nº 1.pdf")
+    assert response.status_code == 201, response.text
+    body = response.json()
+    assert (body["filename"], body["media_type"], body["type_name"]) == (
+        "Ofício nº 1.pdf",
+        "application/pdf",
+        "Anexo",
+    )
+    assert body["content_hash"] == hashlib.sha256(PDF_BYTES).hexdigest()
+    listed = await docs.client.get(
+        f"/api/v1/instances/{docs.case}/documents", headers=docs.auth("reader")
+    )
+    assert [d["id"] for d in listed.json()] == [body["id"]]
+    got = await docs.client.get(body["download"], headers=docs.auth("reader"))
+    assert got.status_code == 200 and got.content == PDF_BYTES
+    assert got.headers["content-type"].startswith("application/pdf")
+    assert got.headers["content-disposition"] == (
+        "attachment; filename=\"Of_cio_n__1.pdf\"; filename*=UTF-8''Of%C3%ADcio%20n%C2%BA%201.pdf"
+    )
+
+
+async def test_uploading_needs_a_login_and_the_types_write_permission(docs: Docs) -> None:
+    assert (
+        await docs.client.post(
+            f"/api/v1/instances/{docs.case}/documents/docs.attachment",
+            params={"name": "a.pdf"},
+            content=PDF_BYTES,
+        )
+    ).status_code == 401
+    assert (await docs.upload("reader", PDF_BYTES)).status_code == 403
+    assert (await docs.upload("clerk", PDF_BYTES, type_key="docs.secret")).status_code == 403
+    assert (await docs.upload("keeper", PDF_BYTES, type_key="docs.secret")).status_code == 201
+
+
+async def test_a_wrong_type_or_an_oversized_file_is_refused(docs: Docs) -> None:
+    wrong = await docs.upload("clerk", b"<html><script>x</script>", name="a.pdf")
+    assert wrong.status_code == 422
+    assert wrong.json()["errors"][0]["code"] == "type_not_allowed"
+    big = await docs.upload("clerk", PDF_BYTES + b"0" * 5000)
+    assert (big.status_code, big.json()["limit_bytes"]) == (413, 2000)
+    unknown = await docs.upload("clerk", PDF_BYTES, type_key="docs.nothing")
+    assert unknown.status_code == 404
+
+
+async def test_a_document_of_a_type_one_may_not_read_is_hidden_and_not_served(
+    docs: Docs,
+) -> None:
+    secret = (await docs.upload("keeper", PDF_BYTES, type_key="docs.secret")).json()
+    listed = await docs.client.get(
+        f"/api/v1/instances/{docs.case}/documents", headers=docs.auth("clerk")
+    )
+    assert listed.json() == []
+    assert (
+        await docs.client.get(secret["download"], headers=docs.auth("clerk"))
+    ).status_code == 403
+    assert (
+        await docs.client.get(secret["download"], headers=docs.auth("keeper"))
+    ).status_code == 200
+
+
+async def test_generating_fills_the_template_from_the_instance(docs: Docs, tmp_path: Path) -> None:
+    response = await docs.client.post(
+        f"/api/v1/instances/{docs.case}/documents/docs.answer/generate",
+        json={},
+        headers=docs.auth("clerk"),
+    )
+    assert response.status_code == 201, response.text
+    assert response.json()["template_version"] == 1
+    pdf = (await docs.client.get(response.json()["download"], headers=docs.auth("clerk"))).content
+    assert "Prezado(a) Ana & <Bia>, protocolo DOC-7." in pdf_text(pdf, tmp_path)
+
+
+async def test_deleting_is_refused_while_the_case_is_active(docs: Docs) -> None:
+    doc = (await docs.upload("clerk", PDF_BYTES)).json()
+    url = f"/api/v1/documents/{doc['id']}/delete"
+    assert (
+        await docs.client.post(url, json={"reason": "x"}, headers=docs.auth("clerk"))
+    ).status_code == 403
+    refused = await docs.client.post(url, json={"reason": "x"}, headers=docs.auth("keeper"))
+    assert (refused.status_code, refused.json()["code"]) == (409, "instance_active")
+    missing = "/api/v1/documents/00000000-0000-0000-0000-000000000000/content"
+    assert (await docs.client.get(missing, headers=docs.auth("reader"))).status_code == 404
+
+
+async def test_the_pages_list_the_documents_one_may_read_and_serve_them(docs: Docs) -> None:
+    doc = (await docs.upload("clerk", PDF_BYTES, name="Ofício <1>.pdf")).json()
+    hidden = (await docs.upload("keeper", PDF_BYTES + b" ", "segredo.pdf", "docs.secret")).json()
+    session = await open_session(docs.platform, docs.users["clerk"])
+    docs.client.cookies.set(SESSION_COOKIE, str(session.value))
+    wf = service_of(docs.platform)
+    (task,) = await wf.engine.tasks(docs.case)
+    for url in (
+        f"/cms/workflow/instances/{docs.case}",
+        f"/cms/workflow/instances/{docs.case}/tasks/{task.id}",
+    ):
+        page = await docs.client.get(url)
+        assert page.status_code == 200, page.text[:300]
+        assert '<h2 id="documents-title">Documentos</h2>' in page.text
+        assert "Ofício &lt;1&gt;.pdf" in page.text and "Enviado" in page.text
+        assert f'href="/cms/workflow/documents/{doc["id"]}"' in page.text
+        assert "segredo.pdf" not in page.text
+    got = await docs.client.get(f"/cms/workflow/documents/{doc['id']}")
+    assert (got.status_code, got.content) == (200, PDF_BYTES)
+    assert (await docs.client.get(f"/cms/workflow/documents/{hidden['id']}")).status_code == 403
