@@ -29,6 +29,10 @@ MAX_UPLOAD = 25 * 1024 * 1024
 """The route's body limit; each type's own ``max_bytes`` is checked after (413 either way)."""
 
 Action = Literal["read", "write", "delete"]
+TypeKey = Annotated[
+    str, Parameter(min_length=1, max_length=100, pattern=r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
+]
+"""A document type key is a dotted identifier; anything else is a 400 at the boundary."""
 
 
 class DocumentView(msgspec.Struct, frozen=True, kw_only=True):
@@ -150,7 +154,7 @@ class InstanceDocumentController(Controller):
         self,
         request: Request[Any, Any, Any],
         instance_id: FromPath[UUID],
-        type_key: FromPath[str],
+        type_key: FromPath[TypeKey],
         name: Annotated[str, Parameter(min_length=1, max_length=300, pattern=r"^[^\x00]*$")],
     ) -> DocumentView:
         type_name = await may(request, actor_of(request), type_key, "write")
@@ -164,7 +168,7 @@ class InstanceDocumentController(Controller):
         self,
         request: Request[Any, Any, Any],
         instance_id: FromPath[UUID],
-        type_key: FromPath[str],
+        type_key: FromPath[TypeKey],
         data: JSONBody[GenerateBody],
     ) -> DocumentView:
         """Fill the type's template with the instance's context and ``data`` (``data`` wins)."""

@@ -8,6 +8,7 @@ content later reuses it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -18,6 +19,8 @@ from core.documents import check_template, render_template_pdf
 from core.documents.upload import PDF, check_upload, safe_filename
 
 from .model import Document, DocumentRepo, DocumentType, NewDocument
+
+_KEY = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*")
 
 
 class DocumentService:
@@ -40,7 +43,7 @@ class DocumentService:
         return await self._repo.register_type(doc_type)
 
     async def doc_type(self, key: str) -> DocumentType:
-        found = await self._repo.get_type(key)
+        found = await self._repo.get_type(key) if _KEY.fullmatch(key) else None
         if found is None:
             raise NotFound("no such document type", type_key=key)
         return found
