@@ -51,6 +51,7 @@ def service_of(platform: PlatformContext) -> WorkflowService:
 def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     from services.workflow.api.deps import READS_KEY
     from services.workflow.api.migrations import MIGRATOR_KEY
+    from services.workflow.persistence.dashboard_reads import SqlDashboardReads
     from services.workflow.persistence.drafts_repo import SqlDraftStore
     from services.workflow.persistence.migration_repo import SqlMigrationQueries
     from services.workflow.persistence.search_repo import SqlApiReads
@@ -62,6 +63,7 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     # The API reads through a port; only the composition root may hand it an SQL adapter.
     platform.extras[READS_KEY] = SqlApiReads(platform.database)
     platform.extras[INBOX_KEY] = service.inbox
+    platform.extras["workflow.dashboard"] = SqlDashboardReads(platform.database)  # ui.dashboards
     platform.extras["workflow.tasks"] = service.tasks  # api.human_deps.TASKS_KEY
     platform.extras["workflow.deadlines"] = service.deadlines  # api.deadlines.DEADLINES_KEY
     platform.extras["workflow.catalog"] = service.catalog  # api.queues.CATALOG_KEY

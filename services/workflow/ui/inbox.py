@@ -26,6 +26,7 @@ from core.boundary import whole_number
 from core.i18n import N_, current_locale, gettext
 from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION
 from services.workflow.runtime.inbox import MAX_PAGE, Count, InboxQuery, SortKey
+from services.workflow.ui.deadline_view import badges_of
 from services.workflow.ui.deps import inbox_of, tasks_of
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import (
@@ -153,6 +154,7 @@ class InboxController(Controller):
         )
         first_url = _link(keep) if params.get("cursor") else None
         message = _message(params.get("msg", ""))
+        badges = badges_of(request, result.items)
         tag = etag_of(
             user.id,
             current_locale(),
@@ -162,6 +164,7 @@ class InboxController(Controller):
             [msgspec.to_builtins(q) for q in every],
             [q.key for q in mine],
             sorted(names.items()),
+            sorted((k, msgspec.to_builtins(b)) for k, b in badges.items()),
             request.cookies.get("tramita_csrf", ""),
         )
         headers = {"etag": tag, "cache-control": "private, no-cache"}
@@ -173,6 +176,7 @@ class InboxController(Controller):
             csp=SCRIPT_CSP,
             headers=headers,
             tasks=result.items,
+            badges=badges,
             params=params,
             me=user.id,
             supervisor=supervisor,

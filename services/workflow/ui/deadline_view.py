@@ -1,0 +1,35 @@
+"""Deadline badges for the pages: each task's state and business days left, counted on the
+jurisdiction's calendar (the one the legal-time rules use) at the platform clock's now."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from litestar.connection import ASGIConnection
+
+from contracts.workflow.types import TaskView
+from services.workflow.calendar import Calendar
+from services.workflow.runtime.deadline_badges import DeadlineBadge, badge
+from services.workflow.runtime.deadlines import DeadlineService
+from services.workflow.ui.web import platform_of
+
+DEADLINES_KEY = "workflow.deadlines"  # api.deadlines.DEADLINES_KEY
+
+
+def calendar_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Calendar | None:
+    """The jurisdiction's calendar, or ``None`` where the deadline service is not wired (the
+    pages then show due dates without badges rather than failing)."""
+    service: DeadlineService | None = platform_of(connection).extras.get(DEADLINES_KEY)
+    return None if service is None else service.legal.calendar
+
+
+def badges_of(
+    connection: ASGIConnection[Any, Any, Any, Any], tasks: Iterable[TaskView]
+) -> dict[str, DeadlineBadge]:
+    """Open tasks' badges by task id (a finished task has no badge: its deadline is moot)."""
+    calendar = calendar_of(connection)
+    if calendar is None:
+        return {}
+    now = platform_of(connection).clock.now()
+    return {t.id: badge(t.due_at, now, calendar) for t in tasks if t.status in ("ready", "claimed")}
