@@ -14,8 +14,8 @@ from litestar import Router
 from litestar.static_files import create_static_files_router
 
 from services.workflow.ui.bulk import BulkController
-from services.workflow.ui.deadline_pages import DeadlinePagesController
 from services.workflow.ui.dashboards import DashboardController
+from services.workflow.ui.deadline_pages import DeadlinePagesController
 from services.workflow.ui.definitions import DefinitionPagesController
 from services.workflow.ui.documents import DocumentPageController
 from services.workflow.ui.editor import DraftEditorController, NewDraftController

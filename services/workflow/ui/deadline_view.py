@@ -12,6 +12,7 @@ from contracts.workflow.types import TaskView
 from services.workflow.calendar import Calendar
 from services.workflow.runtime.deadline_badges import DeadlineBadge, badge
 from services.workflow.runtime.deadlines import DeadlineService
+from services.workflow.ui.deadline_story import DeadlineStory, stories
 from services.workflow.ui.web import platform_of
 
 DEADLINES_KEY = "workflow.deadlines"  # api.deadlines.DEADLINES_KEY
@@ -33,3 +34,17 @@ def badges_of(
         return {}
     now = platform_of(connection).clock.now()
     return {t.id: badge(t.due_at, now, calendar) for t in tasks if t.status in ("ready", "claimed")}
+
+
+async def deadline_stories(
+    connection: ASGIConnection[Any, Any, Any, Any], instance_id: str, *, public: bool = False
+) -> list[DeadlineStory]:
+    """The instance's legal deadlines, each with what moved it (``_deadline_explain.html``)."""
+    service: DeadlineService | None = platform_of(connection).extras.get(DEADLINES_KEY)
+    if service is None:
+        return []
+    counted = await service.counted(instance_id)
+    if not counted:
+        return []
+    tracked = await service.show(instance_id)
+    return stories(counted, tracked, service.legal.calendar, public=public)

@@ -15,6 +15,7 @@ from core.i18n import N_, gettext
 from core.localtime import DEFAULT_ZONE, datetime_text
 from services.workflow.api.deadlines import deadlines_of
 from services.workflow.ui.case_panel import case_panel
+from services.workflow.ui.deadline_view import deadline_stories
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.documents import page_documents, size_text
 from services.workflow.ui.people import names_of
@@ -91,4 +92,5 @@ class InstancePageController(Controller):
             status_label=status_labels(),
             is_open=view.status not in TERMINAL_STATUSES,
             task_label={key: gettext(label) for key, label in TASK_STATUSES.items()},
+            deadline_stories=await deadline_stories(request, instance_id),
         )

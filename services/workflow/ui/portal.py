@@ -17,9 +17,11 @@ from litestar.types import ExceptionHandlersMap
 from contracts.errors import NotFound, TramitaError
 from core.i18n import N_, gettext
 from core.problem_headers import limit_headers
+from services.workflow.api.ports import InstanceQuery
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
 from services.workflow.public.routes import DEFAULT_RATE
 from services.workflow.public.timeline import build_timeline
+from services.workflow.ui.deadline_view import deadline_stories
 from services.workflow.ui.deps import reads_of
 from services.workflow.ui.web import page, platform_of
 
@@ -33,7 +35,11 @@ async def portal_timeline(request: Request[Any, Any, Any], token: FromPath[str])
     source = await reads_of(request).public_source(protocol)
     if source is None:
         raise NotFound("unknown or expired link")
-    return page(request, "portal_timeline.html", timeline=build_timeline(source))
+    found = await reads_of(request).search(InstanceQuery(protocol=protocol, limit=1))
+    told = await deadline_stories(request, found[0].id, public=True) if found else []
+    return page(
+        request, "portal_timeline.html", timeline=build_timeline(source), deadline_stories=told
+    )
 
 
 _PORTAL_ERRORS = {

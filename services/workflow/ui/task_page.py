@@ -19,6 +19,7 @@ from contracts.errors import NotFound, ValidationFailed
 from contracts.workflow.types import TaskView
 from core.i18n import N_, gettext
 from services.workflow.ui.case_panel import case_panel
+from services.workflow.ui.deadline_view import badges_of, deadline_stories
 from services.workflow.ui.deps import engine_of, tasks_of
 from services.workflow.ui.documents import page_documents, size_text
 from services.workflow.ui.form_view import (
@@ -82,6 +83,8 @@ async def _render(
         names=await names_of(request, [task.assignee, *case.people]),
         documents=await page_documents(request, task.instance_id),
         doc_size=size_text,
+        deadline_now=badges_of(request, [task]).get(task.id),
+        deadline_stories=await deadline_stories(request, task.instance_id),
     )
 
 
