@@ -22,6 +22,7 @@ import msgspec
 from contracts.errors import (
     Conflict,
     DocumentRequired,
+    FieldError,
     Forbidden,
     IdempotencyKeyReused,
     InvalidTransition,
@@ -37,6 +38,7 @@ from services.workflow.runtime.events import TaskCompleted
 from services.workflow.runtime.human_policy import TaskGuard
 from services.workflow.runtime.human_ports import (
     OPEN,
+    SUPERVISOR_PERMISSION,
     ActionRecord,
     Body,
     BulkItem,
@@ -52,6 +54,10 @@ from services.workflow.runtime.transitions import decide
 from services.workflow.runtime.views import task_view
 
 __all__ = ["BulkItem", "TaskService"]
+
+MAX_PRIORITY = 9
+"""Task priorities run from 0 (normal) to this (most urgent); pages offer 0, 5 and 9."""
+MAX_REASON = 500
 
 
 class TaskService:
@@ -266,6 +272,46 @@ class TaskService:
         return await self._run(
             "complete", task_id, actor, idempotency_key, params, body, lock_instance_first=True
         )
+
+    async def set_priority(
+        self,
+        task_id: str,
+        *,
+        actor: Actor,
+        priority: int,
+        reason: str,
+        idempotency_key: str | None = None,
+    ) -> TaskView:
+        """A supervisor says how urgent an open task is (``0`` normal up to ``MAX_PRIORITY``),
+        with a reason; the audit entry keeps the previous value, the new one and the reason."""
+        reason = reason.strip()
+        errors = []
+        if not 0 <= priority <= MAX_PRIORITY:
+            errors.append(FieldError(path="priority", code="out_of_range", message="0 to 9."))
+        if not reason or len(reason) > MAX_REASON:
+            errors.append(FieldError(path="reason", code="reason_required", message="A reason."))
+        if errors:
+            raise ValidationFailed("a priority needs a level and a reason", errors=errors)
+
+        async def body(
+            uow: UnitOfWork, store: HumanStore, task: TaskRecord, now: datetime, grants: Grants
+        ) -> None:
+            ensure_open(task)
+            if SUPERVISOR_PERMISSION not in grants[actor.id]:
+                raise Forbidden(
+                    "setting a priority needs the supervisor permission",
+                    task_id=task.id,
+                    code="not_a_supervisor",
+                    permission=SUPERVISOR_PERMISSION,
+                )
+            if task.priority == priority:
+                return
+            await uow.update_task(task.id, priority=priority)
+            after = {"priority": priority, "previous_priority": task.priority, "reason": reason}
+            await self._audit(uow, "prioritised", task, actor, after)
+
+        params = {"priority": priority, "reason": reason}
+        return await self._run("set_priority", task_id, actor, idempotency_key, params, body)
 
     # --- bulk ---------------------------------------------------------------------------------
 

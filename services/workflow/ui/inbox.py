@@ -54,7 +54,10 @@ MESSAGES = {
     "released": N_("Task released to the queue."),
     "forwarded": N_("Task forwarded."),
     "completed": N_("Task completed."),
+    "prioritised": N_("Priority set."),
 }
+PRIORITY_LEVELS = {0: N_("Normal"), 5: N_("High"), 9: N_("Urgent")}
+"""The levels the pages offer (the task service takes 0 to 9)."""
 
 
 def _message(key: str) -> str | None:
@@ -200,6 +203,7 @@ class InboxController(Controller):
             first_url=first_url,
             message=message,
             bulk_key=str(platform.ids.new_id()),
+            priority_label={k: gettext(v) for k, v in PRIORITY_LEVELS.items()},
         )
 
 
@@ -243,3 +247,17 @@ class TaskActionController(Controller):
             task_id, actor=ui_actor(request), to_queue=to_queue, to_user=to_user
         )
         return see_other(_back(form, "forwarded"))
+
+    @post("/{task_id:str}/priority", status_code=303)
+    async def priority(
+        self, request: Request[Any, Any, Any], task_id: FromPath[str]
+    ) -> Response[Any]:
+        """A supervisor's priority with a reason (the task service checks the permission)."""
+        form = await request.form()
+        level = whole_number(str(form.get("priority") or ""))
+        if level not in PRIORITY_LEVELS:
+            raise BadRequest("unknown priority level", code="invalid_priority")
+        await tasks_of(request).set_priority(
+            task_id, actor=ui_actor(request), priority=level, reason=str(form.get("reason") or "")
+        )
+        return see_other(_back(form, "prioritised"))

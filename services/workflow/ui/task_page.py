@@ -18,6 +18,7 @@ from litestar.params import FromPath
 from contracts.errors import NotFound, ValidationFailed
 from contracts.workflow.types import TaskView
 from core.i18n import N_, gettext
+from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION
 from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deadline_view import badges_of, deadline_stories
 from services.workflow.ui.deps import engine_of, tasks_of
@@ -28,6 +29,7 @@ from services.workflow.ui.form_view import (
     find_schema,
     submitted_values,
 )
+from services.workflow.ui.inbox import PRIORITY_LEVELS
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor
 
@@ -85,6 +87,9 @@ async def _render(
         doc_size=size_text,
         deadline_now=badges_of(request, [task]).get(task.id),
         deadline_stories=await deadline_stories(request, task.instance_id),
+        priority_levels=[(k, gettext(v)) for k, v in PRIORITY_LEVELS.items()],
+        can_prioritise=task.status in ("ready", "claimed")
+        and await platform_of(request).directory.has(ui_actor(request).id, SUPERVISOR_PERMISSION),
     )
 
 

@@ -124,3 +124,34 @@ async def test_a_suspension_explains_the_days_given_back_its_reason_only_to_staf
     citizen = _section((await api.client.get(portal)).text)
     assert "Suspenso de 05/03/2026 a 09/03/2026 (4 dias)." in citizen
     assert "Aguardando complemento" not in citizen
+
+
+async def test_a_supervisor_sets_the_priority_from_the_task_page_and_the_inbox_shows_it(
+    api: Api,
+) -> None:
+    instance = await _request(api)
+    (task,) = (
+        await api.client.get(f"/api/v1/instances/{instance['id']}/tasks", headers=api.auth())
+    ).json()
+    await _sign_in(api)
+    page_url = f"/cms/workflow/instances/{instance['id']}/tasks/{task['id']}"
+    html = (await api.client.get(page_url)).text
+    assert 'action="/cms/workflow/tasks/' in html and "Definir prioridade" in html
+    csrf = api.client.cookies["tramita_csrf"]
+    done = await api.client.post(
+        f"/cms/workflow/tasks/{task['id']}/priority",
+        data={"priority": "9", "reason": "Pedido de órgão de controle", "back": page_url},
+        headers={"x-csrftoken": csrf},
+        follow_redirects=False,
+    )
+    assert done.status_code == 303, done.text
+    assert done.headers["location"] == f"{page_url}?msg=prioritised"
+    inbox = (await api.client.get("/cms/workflow/inbox")).text
+    assert '<td data-label="Prioridade">Urgente</td>' in inbox
+    odd = await api.client.post(
+        f"/cms/workflow/tasks/{task['id']}/priority",
+        data={"priority": "7", "reason": "x"},
+        headers={"x-csrftoken": csrf},
+    )
+    assert odd.status_code == 400
+    assert "Traceback" not in odd.text
