@@ -15,13 +15,13 @@ from markupsafe import Markup, escape
 
 COLOURS = ("#1351b4", "#8a5a00", "#b00020", "#155724")
 """Series fills (contrast ≥ 3:1 on white, WCAG 1.4.11)."""
-LABEL_W = 220
+LABEL_W = 230
 BAR_W = 360
 VALUE_W = 60
 BAR_H = 16
 GAP = 14
 LEGEND_H = 28
-MAX_LABEL = 32
+MAX_LABEL = 26
 
 
 def _short(label: str) -> str:
