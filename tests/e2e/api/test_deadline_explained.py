@@ -110,7 +110,13 @@ async def test_a_suspension_explains_the_days_given_back_its_reason_only_to_staf
     admin_id = user_id(api, "admin")
     clerk = Actor(id=admin_id)
     clock.advance(timedelta(days=3))  # Thursday 05/03
-    await deadlines.suspend(instance["id"], "prazo", "Aguardando complemento do pedido", clerk)
+    await deadlines.suspend(
+        instance["id"],
+        "prazo",
+        "Aguardando complemento do pedido",
+        clerk,
+        legal_basis="Decreto 7.724/2012, art. 16",
+    )
     clock.advance(timedelta(days=4))  # Monday 09/03
     await deadlines.resume(instance["id"], "prazo", clerk)
     await _sign_in(api, admin_id)
