@@ -150,7 +150,8 @@ def validate_pdf(pdf: bytes, roots: list[Any]) -> SignatureCheck:
     """Check the last signature of ``pdf`` against ``roots`` (no network: nothing is fetched).
 
     Never raises for a bad file: a PDF that cannot be read, or carries no signature, is a
-    check that failed, with the reason.
+    check that failed, with the reason. Synchronous (pyHanko runs its own event loop): from
+    async code run it in a thread (``asyncio.to_thread``).
     """
     from pyhanko.pdf_utils.reader import PdfFileReader
     from pyhanko.sign.validation import validate_pdf_signature

@@ -8,7 +8,7 @@ in both modes: the flow triggers it through the ``diario.publish`` handler.
 
 from __future__ import annotations
 
-from datetime import date, timedelta, timezone
+from datetime import date, datetime
 from typing import Any
 
 import msgspec
@@ -19,22 +19,36 @@ from contracts.errors import Conflict, Forbidden, NotFound, RetryableFailure
 from contracts.kernel import Actor, AuditEntry
 from contracts.platform import PlatformContext
 from contracts.workflow.types import StartRequest, SubjectRef
+from modules.diario.config import DiarioConfig, load_config
 from modules.diario.domain import ACT_STATUS, ActStatus
+from modules.diario.schedule import business_days, edition_day, next_business_day
 from modules.diario.tables import acts, editions
 
-BRASILIA = timezone(timedelta(hours=-3), "BRT")
 SUBJECT_TYPE = "diario.act"
 DEFINITION_KEY = "diario.publicacao"
+DEFAULT_ISSUER = "Gabinete do Prefeito"
+
+
+class ActFrozen(Conflict):
+    """The act is in an edition already composed: only a retificação may correct it."""
+
+    problem_type = "diario-act-frozen"
+    title = "The act is frozen in a composed edition"
 
 
 class Act(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     title: str
+    body: str
+    issuer: str
     author_id: str
     status: ActStatus
     instance_id: str | None
     edition_number: int | None
     published_on: date | None
+    corrects_id: str | None = None
+    approved_at: datetime | None = None
+    frozen: bool = False
 
 
 class Stamp(msgspec.Struct, frozen=True, kw_only=True):
@@ -47,9 +61,17 @@ class Runtime:
 
     def __init__(self) -> None:
         self._platform: PlatformContext | None = None
+        self._config: DiarioConfig | None = None
 
-    def bind(self, platform: PlatformContext | None) -> None:
+    def bind(self, platform: PlatformContext | None, config: DiarioConfig | None = None) -> None:
         self._platform = platform
+        self._config = config
+
+    @property
+    def config(self) -> DiarioConfig:
+        if self._config is None:
+            self._config = load_config()
+        return self._config
 
     @property
     def platform(self) -> PlatformContext:
@@ -59,22 +81,41 @@ class Runtime:
 
     @property
     def acts(self) -> ActStore:
-        return ActStore(self.platform)
+        return ActStore(self.platform, self.config)
 
 
 class ActStore:
-    def __init__(self, platform: PlatformContext) -> None:
+    def __init__(self, platform: PlatformContext, config: DiarioConfig | None = None) -> None:
         self.p = platform
+        self.config = config or load_config()
 
-    async def draft(self, *, title: str, body: str, author_id: str) -> Act:
+    async def draft(
+        self,
+        *,
+        title: str,
+        body: str,
+        author_id: str,
+        issuer: str = DEFAULT_ISSUER,
+        corrects: str | None = None,
+    ) -> Act:
+        """A new act; ``corrects`` names the published act a retificação corrects."""
         now = self.p.clock.now()
         act_id = str(self.p.ids.new_id())
         async with self.p.database.begin() as conn:
+            if corrects is not None:
+                original = await _load(conn, corrects)
+                if original.edition_status != "composed":
+                    raise Conflict(
+                        "only an act of a composed edition is corrected by a retificação",
+                        act_id=corrects,
+                    )
             await conn.execute(
                 acts.insert().values(
                     id=act_id,
                     title=title,
                     body=body,
+                    issuer=issuer,
+                    corrects_id=corrects,
                     author_id=author_id,
                     status=ACT_STATUS.initial.value,
                     created_at=now,
@@ -94,6 +135,38 @@ class ActStore:
         async with self.p.database.connect() as conn:
             row = (await conn.execute(_select().where(acts.c.id == act_id))).first()
         return None if row is None else (_act(row), str(row.body))
+
+    async def revise(
+        self, act_id: str, *, actor: Actor, title: str, body: str, issuer: str | None = None
+    ) -> Act:
+        """Edit an act's text; refused once its edition is composed (:class:`ActFrozen`)."""
+        async with self.p.database.begin() as conn:
+            row = await _load(conn, act_id, lock=True)
+            if row.edition_status == "composed":
+                raise ActFrozen(act_id=act_id, edition=row.edition_number)
+            if row.status == ActStatus.REJECTED.value:
+                raise Conflict("a rejected act is not edited", act_id=act_id)
+            await conn.execute(
+                acts.update()
+                .where(acts.c.id == act_id)
+                .values(
+                    title=title,
+                    body=body,
+                    issuer=issuer or row.issuer,
+                    updated_at=self.p.clock.now(),
+                )
+            )
+            await self.p.audit.append(
+                conn,
+                AuditEntry(
+                    action="diario.act.revised",
+                    object_type=SUBJECT_TYPE,
+                    object_id=act_id,
+                    actor=actor,
+                    after={"title_changed": title != row.title, "body_changed": body != row.body},
+                ),
+            )
+        return await self.get(act_id)
 
     async def submit(self, act_id: str, *, actor: Actor) -> Act:
         """Send a draft to review: starts the flow when installed, else moves the status."""
@@ -168,30 +241,30 @@ class ActStore:
         return True
 
     async def stamp(self, act_id: str) -> Stamp:
-        """Put the act in today's edition (created on first use); idempotent per act."""
+        """Schedule the act into the first open regular edition whose cut-off it met
+        (created on first use); idempotent per act."""
         now = self.p.clock.now()
-        today = now.astimezone(BRASILIA).date()
+        days = business_days(self.p.extras)
+        tz = self.p.settings.timezone
         try:
             async with self.p.database.begin() as conn:
-                row = await _load(conn, act_id)
+                row = await _load(conn, act_id, lock=True)
                 if row.edition_id is not None:
+                    return Stamp(edition_number=row.edition_number, published_on=row.published_on)
+                day = edition_day(days, row.approved_at or now, tz, self.config.cutoff)
+                while True:
                     ed = (
                         await conn.execute(
-                            sa.select(editions).where(editions.c.id == row.edition_id)
+                            sa.select(editions)
+                            .where(editions.c.published_on == day, editions.c.extra.is_(False))
+                            .with_for_update()
                         )
-                    ).one()
-                    return Stamp(edition_number=ed.number, published_on=ed.published_on)
-                ed = (
-                    await conn.execute(sa.select(editions).where(editions.c.published_on == today))
-                ).first()
+                    ).first()
+                    if ed is None or ed.status == "open":
+                        break
+                    day = next_business_day(days, day)  # composed early: the next one
                 if ed is None:
-                    last = (await conn.execute(sa.select(sa.func.max(editions.c.number)))).scalar()
-                    edition_id, number = str(self.p.ids.new_id()), int(last or 0) + 1
-                    await conn.execute(
-                        editions.insert().values(
-                            id=edition_id, number=number, published_on=today, created_at=now
-                        )
-                    )
+                    edition_id, number = await self._open_edition(conn, day, now, extra=False)
                 else:
                     edition_id, number = ed.id, ed.number
                 await conn.execute(
@@ -206,13 +279,30 @@ class ActStore:
                         object_type=SUBJECT_TYPE,
                         object_id=act_id,
                         actor=Actor.system("diario"),
-                        after={"edition": number, "published_on": today.isoformat()},
+                        after={"edition": number, "published_on": day.isoformat()},
                     ),
                 )
         except IntegrityError as exc:
             # Two acts opened the day's edition at once: the loser retries and joins it.
             raise RetryableFailure("edition numbering collided", act_id=act_id) from exc
-        return Stamp(edition_number=number, published_on=today)
+        return Stamp(edition_number=number, published_on=day)
+
+    async def _open_edition(
+        self, conn: Any, day: date, now: datetime, *, extra: bool
+    ) -> tuple[str, int]:
+        last = (await conn.execute(sa.select(sa.func.max(editions.c.number)))).scalar()
+        edition_id, number = str(self.p.ids.new_id()), int(last or 0) + 1
+        await conn.execute(
+            editions.insert().values(
+                id=edition_id,
+                number=number,
+                published_on=day,
+                extra=extra,
+                status="open",
+                created_at=now,
+            )
+        )
+        return edition_id, number
 
     async def edition(self, number: int) -> list[Act]:
         """The acts an edition groups, in publication order."""
@@ -227,11 +317,11 @@ class ActStore:
     async def _set(
         self, conn: Any, act_id: str, current: ActStatus, target: ActStatus, actor: Actor
     ) -> None:
-        await conn.execute(
-            acts.update()
-            .where(acts.c.id == act_id)
-            .values(status=target.value, updated_at=self.p.clock.now())
-        )
+        now = self.p.clock.now()
+        values: dict[str, Any] = {"status": target.value, "updated_at": now}
+        if target is ActStatus.APPROVED:
+            values["approved_at"] = now
+        await conn.execute(acts.update().where(acts.c.id == act_id).values(**values))
         await self._audit(conn, act_id, actor, current, target)
 
     async def _audit(
@@ -265,24 +355,40 @@ def reachable(current: ActStatus, target: ActStatus) -> bool:
 
 def _select() -> Any:
     return sa.select(
-        acts, editions.c.number.label("edition_number"), editions.c.published_on
+        acts,
+        editions.c.number.label("edition_number"),
+        editions.c.published_on,
+        editions.c.status.label("edition_status"),
     ).select_from(acts.outerjoin(editions, editions.c.id == acts.c.edition_id))
 
 
-async def _load(conn: Any, act_id: str) -> Any:
-    row = (await conn.execute(_select().where(acts.c.id == act_id))).first()
+async def _load(conn: Any, act_id: str, *, lock: bool = False) -> Any:
+    query = _select().where(acts.c.id == act_id)
+    if lock:
+        query = query.with_for_update(of=acts)
+    row = (await conn.execute(query)).first()
     if row is None:
         raise NotFound("unknown act", act_id=act_id)
     return row
+
+
+async def act_in(conn: Any, act_id: str) -> Act:
+    """The act as read (and locked) inside the caller's unit of work."""
+    return _act(await _load(conn, act_id, lock=True))
 
 
 def _act(row: Any) -> Act:
     return Act(
         id=row.id,
         title=row.title,
+        body=row.body,
+        issuer=row.issuer,
         author_id=row.author_id,
         status=ActStatus(row.status),
         instance_id=row.instance_id,
         edition_number=row.edition_number,
         published_on=row.published_on,
+        corrects_id=row.corrects_id,
+        approved_at=row.approved_at,
+        frozen=row.edition_status == "composed",
     )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any
 
+from contracts.calendar import BUSINESS_DAYS_KEY
 from contracts.hookspecs import hookimpl
 from contracts.platform import PlatformContext
 from contracts.registries import (
@@ -71,10 +73,21 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     platform.extras[MIGRATOR_KEY] = Migrator(service.engine, SqlMigrationQueries())
     drafts = SqlDraftStore(platform.database, platform.clock, platform.ids)
     platform.extras["workflow.drafts"] = drafts  # ui.editor_ports.DRAFTS_KEY
+    platform.extras[BUSINESS_DAYS_KEY] = _BusinessDays(service)  # contracts.calendar
     redis_url = platform.settings.redis_url
     if redis_url:
         platform.extras.setdefault("health_checks", {})["broker"] = _broker_probe(redis_url)
     return service.engine
+
+
+class _BusinessDays:
+    """The jurisdiction calendar in force, read at each call (it may be revised)."""
+
+    def __init__(self, service: WorkflowService) -> None:
+        self._service = service
+
+    def is_business_day(self, day: date) -> bool:
+        return self._service.legal.calendar.is_business_day(day)
 
 
 def _broker_probe(redis_url: str) -> Any:

@@ -17,7 +17,9 @@ from modules.noticias.records import Newsroom
 AUTHOR, OTHER = Actor(id="author"), Actor(id="other")
 
 
-async def test_plain_act_is_published_in_the_days_edition(plain: Platform) -> None:
+async def test_plain_act_approved_before_the_cutoff_is_in_the_next_days_edition(
+    plain: Platform,
+) -> None:
     store = ActStore(plain)
     act = await store.draft(title="Portaria", body="...", author_id=AUTHOR.id)
     await store.submit(act.id, actor=AUTHOR)
@@ -26,7 +28,7 @@ async def test_plain_act_is_published_in_the_days_edition(plain: Platform) -> No
     assert (act.status, act.edition_number, str(act.published_on)) == (
         ActStatus.PUBLISHED,
         1,
-        "2026-03-02",
+        "2026-03-03",
     )
 
 

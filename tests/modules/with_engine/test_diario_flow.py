@@ -31,7 +31,7 @@ async def decide(
     await service.delivery.drain()
 
 
-async def test_act_is_reviewed_approved_and_published_in_the_days_edition(
+async def test_act_is_reviewed_approved_and_scheduled_in_the_next_edition(
     booted: Platform, service: WorkflowService
 ) -> None:
     store, act = await submitted(booted, service)
@@ -40,7 +40,7 @@ async def test_act_is_reviewed_approved_and_published_in_the_days_edition(
     await decide(service, act, "approve", APPROVER, "approve")
     act = await store.get(act.id)
     assert act.status is ActStatus.PUBLISHED
-    assert (act.edition_number, str(act.published_on)) == (1, "2026-03-02")
+    assert (act.edition_number, str(act.published_on)) == (1, "2026-03-03")
     assert [a.id for a in await store.edition(1)] == [act.id]
     view = await service.engine.status(act.instance_id or "")
     assert view.status == "completed" and view.context["edition_number"] == 1
