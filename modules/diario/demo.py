@@ -13,6 +13,7 @@ from contracts.workflow.engine import WorkflowEngine
 from contracts.workflow.types import TaskView
 from core.identity import Directory
 from core.localtime import date_text
+from modules.diario.demo_edition import publish_demo_edition
 from modules.diario.domain import ActStatus
 from modules.diario.records import ActStore
 from modules.diario.workflows import APPROVER_ID, AUTHOR_ID, PROFILES, REVIEWER_ID
@@ -105,4 +106,5 @@ async def run_demo(platform: PlatformContext) -> list[str]:
     steps = " -> ".join(h.to_node for h in await engine.history(view.id) if h.to_node)
     lines.insert(0, f"act {view.protocol}: {view.status}; steps {steps}")
     lines.append(f"published in edition nº {act.edition_number} of {date_text(act.published_on)}")
+    lines.extend(await publish_demo_edition(platform, act.edition_number or 0))
     return lines

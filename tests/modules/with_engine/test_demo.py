@@ -6,6 +6,9 @@ import asyncio
 import contextlib
 import inspect
 from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
 
 from core.app import Platform
 from core.clock import FixedClock
@@ -35,11 +38,16 @@ async def _demo(booted: Platform, service: WorkflowService) -> str:
 
 
 async def test_demo_runs_one_case_of_each_process_and_summarises_it(
-    booted: Platform, service: WorkflowService
+    booted: Platform, service: WorkflowService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("TRAMITA_DATA_DIR", str(tmp_path))
     text = await _demo(booted, service)
     assert "act DOM-2026-000001: completed" in text
-    assert "published in edition nº 1 of 02/03/2026" in text
+    assert "published in edition nº 1 of 03/03/2026" in text
+    assert "edition nº 1 signed: " in text and "edicao-1.pdf" in text
+    assert "signature: valid; signer" in text and "TEST CERTIFICATE" in text
+    (pdf,) = (tmp_path / "diario").glob("edicao-1.pdf")
+    assert pdf.read_bytes().startswith(b"%PDF")
     assert "request SIC-2026-000001: completed" in text
     # Filed Monday 02/03/2026 09:00 in Brasília: 20 days end on Sunday 22/03, so Monday 23/03;
     # the extension counts 10 days from 23/03.
