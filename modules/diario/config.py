@@ -14,7 +14,6 @@ from contracts.errors import ConfigurationError
 from core.signing import SigningSettings, load_signing_settings
 from modules.diario.schedule import DEFAULT_CUTOFF
 
-
 DEFAULT_MUNICIPALITY = "Município de Exemplo"
 DEFAULT_PUBLIC_URL = "http://localhost:8000"
 

@@ -14,6 +14,7 @@ from contracts.registries import (
     MigrationRegistrar,
     PermissionRegistrar,
     QueueRegistrar,
+    RouteRegistrar,
     SubjectRegistrar,
     WorkflowRegistrar,
 )
@@ -64,6 +65,13 @@ def tramita_register_subjects(registry: SubjectRegistrar) -> None:
 @hookimpl
 def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
     registry.add(ActCase(RUNTIME))
+
+
+@hookimpl
+def tramita_register_routes(registry: RouteRegistrar) -> None:
+    from modules.diario.public import public_diario_router
+
+    registry.add(public_diario_router(RUNTIME))
 
 
 @hookimpl
