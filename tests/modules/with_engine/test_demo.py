@@ -37,10 +37,16 @@ async def _demo(booted: Platform, service: WorkflowService) -> str:
     return "\n".join(lines)
 
 
-async def test_demo_runs_one_case_of_each_process_and_summarises_it(
-    booted: Platform, service: WorkflowService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The demo writes its test certificate and the edition's PDF here, not in the checkout."""
     monkeypatch.setenv("TRAMITA_DATA_DIR", str(tmp_path))
+    return tmp_path
+
+
+async def test_demo_runs_one_case_of_each_process_and_summarises_it(
+    booted: Platform, service: WorkflowService, tmp_path: Path
+) -> None:
     text = await _demo(booted, service)
     assert "act DOM-2026-000001: completed" in text
     assert "published in edition nº 1 of 03/03/2026" in text
