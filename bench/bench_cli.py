@@ -55,7 +55,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env = {
             **os.environ,
-            "PYTHONPATH": str(ROOT),
+            "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'examples' / 'tramita-module-alvara'}",
             "TRAMITA_DATABASE_URL": f"sqlite:///{tmp}/bench.db",
         }
         tramita = _tramita()

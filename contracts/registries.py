@@ -108,5 +108,11 @@ class MigrationRegistrar(Protocol):
 
 class CommandRegistrar(Protocol):
     def add(self, command: Any) -> None:
-        """Add a click command or group to the ``tramita`` CLI."""
+        """Add a click command or group to the ``tramita`` CLI (imported with the plugin)."""
+        ...
+
+    def lazy(self, name: str, target: str, help: str) -> None:
+        """Add the command ``name`` whose click object is ``target`` (``"module:attribute"``),
+        imported only when that command runs; ``help`` is its line in ``tramita --help``.
+        Prefer this: ``tramita --help`` and every other command then never import it."""
         ...

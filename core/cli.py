@@ -1,27 +1,42 @@
-"""The ``tramita`` command line; optional services add their own subcommands through a hook."""
+"""The ``tramita`` command line; optional services add their own subcommands through a hook.
+
+Start-up is kept short: this module imports click and little else. The kernel's own commands and
+every plugin command registered with ``registry.lazy(...)`` are imported only when they run, so
+``tramita --help`` never imports the workflow service. Every failure a person can cause ends in
+one line on stderr and a non-zero exit (``core.cli_errors``); ``--verbose`` adds the traceback
+and the debug logs. Logs always go to stderr; stdout carries only the command's output.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import json
 import os
 import sys
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from contracts.errors import TramitaError
-from core import migrate
-from core.app import Platform
-from core.cli_audit import audit_group
-from core.cli_identity import token_group, user_group
-from core.logging import configure_logging, stdlib_config
-from core.plugins import PluginHost
-from core.settings import load_settings
+from core.cli_lazy import LazyCommand, LazyGroup
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from core.plugins import PluginHost
 
 T = TypeVar("T")
+
+KERNEL_COMMANDS = (
+    LazyCommand("plugins", "core.cli_kernel:plugins_cmd", "List the discovered plugins."),
+    LazyCommand("db", "core.cli_kernel:db_group", "Database schema management."),
+    LazyCommand("demo", "core.cli_kernel:demo_cmd", "Run one case of each installed process."),
+    LazyCommand("serve", "core.cli_kernel:serve_cmd", "Serve the HTTP API and pages."),
+    LazyCommand("run", "core.cli_kernel:run_cmd", "Everything in one process (embedded)."),
+    LazyCommand("audit", "core.cli_audit:audit_group", "The audit trail."),
+    LazyCommand("user", "core.cli_identity:user_group", "Local users."),
+    LazyCommand("token", "core.cli_identity:token_group", "API tokens."),
+)
+LONG_RUNNING = frozenset({"serve", "run", "tick"})
+"""Commands that log at the configured level (servers); the others are quiet unless --verbose."""
 
 
 def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -36,181 +51,96 @@ def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 
 def run_async(factory: Callable[[], Awaitable[T]]) -> T:
-    """Run a coroutine for a command, turning Tramita errors into one clear line and exit 1."""
-    try:
-        with asyncio.Runner(loop_factory=_loop_factory()) as runner:
-            return runner.run(factory())  # type: ignore[arg-type]
-    except TramitaError as exc:
-        click.echo(f"error: {exc.detail}", err=True)
-        for e in exc.errors:
-            click.echo(f"  {e.path}: {e.message}", err=True)
-        sys.exit(1)
+    """Run a command's coroutine; its errors reach ``TramitaCLI.main`` (one line, exit code)."""
+    import asyncio
+
+    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        return runner.run(factory())  # type: ignore[arg-type]
 
 
 def _host() -> PluginHost:
+    from core.plugins import PluginHost
+
     host = PluginHost()
-    try:
-        host.discover()
-    except TramitaError as exc:
-        click.echo(f"error: {exc.detail}", err=True)
-        sys.exit(2)
+    host.discover()
     return host
 
 
-class TramitaCLI(click.Group):
-    """Adds plugin commands lazily so ``tramita --help`` lists them too."""
+def verbose() -> bool:
+    """Whether ``--verbose`` was given (also ``TRAMITA_VERBOSE=1``)."""
+    return os.environ.get("TRAMITA_VERBOSE", "") in ("1", "true", "yes")
 
-    _loaded = False
 
-    def _load_plugins(self) -> None:
-        if self._loaded:
+class TramitaCLI(LazyGroup):
+    """The root group: kernel and plugin commands by name, and the one place errors end."""
+
+    _discovered = False
+
+    def _ensure_lazy(self, ctx: click.Context) -> None:
+        if self._discovered:
             return
-        self._loaded = True
+        self._discovered = True
+        collected = _host().commands()
+        for command in collected.commands:
+            self.add_command(command)
+        for name, target, help_text in collected.lazy_commands:
+            self.add_lazy(LazyCommand(name, target, help_text))
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        if "--verbose" in argv or "-v" in argv:
+            os.environ["TRAMITA_VERBOSE"] = "1"
         try:
-            host = _host()
-            for command in host.collect(include_workflow_hooks=False).commands:
-                self.add_command(command)
-        except TramitaError as exc:
-            click.echo(f"error: {exc.detail}", err=True)
-            sys.exit(2)
+            result = super().main(
+                argv, prog_name or "tramita", complete_var, standalone_mode=False, **extra
+            )
+        except BaseException as exc:  # noqa: BLE001 -- the one place a failure becomes a line
+            from core.cli_errors import report
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        self._load_plugins()
-        return super().list_commands(ctx)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands:
-            self._load_plugins()
-        return super().get_command(ctx, cmd_name)
+            code = report(exc, verbose=verbose())
+            if not standalone_mode and code == 0:
+                return 0
+            sys.exit(code)
+        if not standalone_mode:
+            return result
+        sys.exit(result if isinstance(result, int) else 0)
 
 
-@click.group(cls=TramitaCLI)
+@click.group(cls=TramitaCLI, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option("0.1.0", prog_name="tramita")
-def main() -> None:
-    """Tramita: durable workflows and approvals for public-sector platforms."""
-    configure_logging(load_settings())
-
-
-@main.command("plugins")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def plugins_cmd(as_json: bool) -> None:
-    """List the discovered plugins and what each registered."""
-    host = _host()
-    collected = host.collect()
-    by_plugin: dict[str, dict[str, list[str]]] = {name: {} for name in host.names()}
-    for (kind, name), plugin in sorted(collected.owners.items()):
-        by_plugin.setdefault(plugin, {}).setdefault(kind, []).append(name)
-    if as_json:
-        click.echo(json.dumps({"plugins": by_plugin, "kinds": host.kinds}, indent=2))
-        return
-    mode = (
-        "workflow service installed" if host.has_services() else "plain mode (no workflow service)"
-    )
-    click.echo(f"Plugins ({mode}):")
-    for name in host.names():
-        click.echo(f"  {name} [{host.kinds.get(name, 'kernel')}]")
-        for kind, names in sorted(by_plugin.get(name, {}).items()):
-            click.echo(f"    {kind}: {', '.join(names)}")
-
-
-@main.group("db")
-def db_group() -> None:
-    """Database schema management."""
-
-
-@db_group.command("upgrade")
-def db_upgrade() -> None:
-    """Apply every installed plugin's migrations (idempotent)."""
-    settings = load_settings()
-    host = _host()
-    branches = host.collect().migrations
-    heads = migrate.upgrade(settings.database_url, branches)
-    click.echo(f"database at heads: {', '.join(heads)}")
-
-
-@db_group.command("status")
-def db_status() -> None:
-    """Show applied and known migration heads."""
-    settings = load_settings()
-    branches = _host().collect().migrations
-    click.echo(f"applied: {', '.join(migrate.current_heads(settings.database_url, branches))}")
-    click.echo(f"known:   {', '.join(migrate.known_heads(branches))}")
-
-
-@main.command("demo")
-def demo_cmd() -> None:
-    """Run one case of each installed process on the embedded defaults and summarise it."""
-
-    async def _demo() -> None:
-        # A server role: the embedded delivery and timer tick run while the demo cases play.
-        platform = await Platform.boot(role="server")
-        try:
-            click.echo("Tramita demo")
-            click.echo(f"  database: {platform.settings.database_url}")
-            click.echo(
-                "  delivery: "
-                + (
-                    "in-process"
-                    if platform.settings.embedded
-                    else platform.settings.redis_url or ""
-                )
-            )
-            click.echo(
-                "  mode:     "
-                + ("plain (workflow service not installed)" if platform.plain_mode else "workflow")
-            )
-            click.echo(f"  plugins:  {', '.join(platform.host.names())}")
-            click.echo(f"  schema:   {', '.join(await asyncio.to_thread(_heads, platform))}")
-            for plugin, pending in platform.host.demo_data(platform):
-                lines = await pending if inspect.isawaitable(pending) else pending
-                click.echo(f"\n[{plugin}]")
-                for line in lines or []:
-                    click.echo(f"  {line}")
-        finally:
-            await platform.close()
-
-    run_async(_demo)
-
-
-def _heads(platform: Platform) -> list[str]:
-    return migrate.current_heads(platform.settings.database_url, platform.collected.migrations)
-
-
-@main.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
-def serve_cmd(host: str, port: int) -> None:
-    """Serve the HTTP API and pages; uvicorn's server and access logs are structured and
-    redacted like every other line (``core.logging``)."""
-    import uvicorn
-
-    from core.web import create_app
-
-    async def _serve() -> None:
-        platform = await Platform.boot(role="server")
-        # proxy_headers=False: uvicorn would otherwise believe X-Forwarded-For from
-        # 127.0.0.1; the app trusts only TRAMITA_TRUSTED_PROXIES (core.web.create_app).
-        config = uvicorn.Config(
-            create_app(platform),
-            host=host,
-            port=port,
-            log_config=stdlib_config(platform.settings),
-            proxy_headers=False,
-        )
-        await uvicorn.Server(config).serve()
-
-    run_async(_serve)
-
-
-@main.command("run")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Show debug logs and, on failure, the traceback."
+)
 @click.pass_context
-def run_cmd(ctx: click.Context, host: str, port: int) -> None:
-    """Everything in one process on the embedded defaults (API, delivery, workers, ticks)."""
-    ctx.invoke(serve_cmd, host=host, port=port)
+def main(ctx: click.Context, verbose: bool) -> None:
+    """Tramita: durable workflows and approvals for public-sector platforms."""
+    from core.logging import configure_logging
+    from core.settings import load_settings
+
+    settings = load_settings()
+    if verbose:
+        settings = _with_level(settings, "DEBUG")
+    elif ctx.invoked_subcommand not in LONG_RUNNING and settings.log_level in ("DEBUG", "INFO"):
+        settings = _with_level(settings, "WARNING")
+    configure_logging(settings)
 
 
-main.add_command(audit_group)
-main.add_command(user_group)
-main.add_command(token_group)
+def _with_level(settings: Any, level: str) -> Any:
+    import msgspec
+
+    return msgspec.structs.replace(settings, log_level=level)
+
+
+for _entry in KERNEL_COMMANDS:
+    main.add_lazy(_entry)  # type: ignore[attr-defined]
+
+
+if __name__ == "__main__":
+    main()

@@ -141,6 +141,12 @@ class PluginHost:
             )
         return c
 
+    def commands(self) -> r.Collected:
+        """Only the command hook (what the CLI needs to list and dispatch its commands)."""
+        c = r.Collected()
+        self._each("tramita_register_commands", lambda f, p: f(registry=r.CommandRegistrar(c, p)))
+        return c
+
     def workflow_engine(self, platform: PlatformContext) -> WorkflowEngine | None:
         engines = [
             e for e in self._each("tramita_workflow_engine", lambda f, p: f(platform=platform)) if e

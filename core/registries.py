@@ -38,6 +38,8 @@ class Collected:
     routes: list[Any] = field(default_factory=list)
     migrations: dict[str, Path] = field(default_factory=dict)
     commands: list[Any] = field(default_factory=list)
+    lazy_commands: list[tuple[str, str, str]] = field(default_factory=list)
+    """``(name, "module:attribute", help)``: commands imported only when they run."""
 
     def claim(self, kind: str, name: str, plugin: str) -> None:
         key = (kind, name)
@@ -174,6 +176,16 @@ class CommandRegistrar(_Bound):
     def add(self, command: Any) -> None:
         self._c.claim("command", str(getattr(command, "name", command)), self._plugin)
         self._c.commands.append(command)
+
+    def lazy(self, name: str, target: str, help: str) -> None:
+        if ":" not in target:
+            raise PluginError(
+                f"command {name!r} from plugin {self._plugin!r}: target {target!r} must be "
+                "'module:attribute'",
+                plugin=self._plugin,
+            )
+        self._c.claim("command", name, self._plugin)
+        self._c.lazy_commands.append((name, target, help))
 
 
 @dataclass(frozen=True)

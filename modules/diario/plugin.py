@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contracts.hookspecs import hookimpl
 from contracts.platform import PlatformContext
@@ -18,13 +19,27 @@ from contracts.registries import (
     SubjectRegistrar,
     WorkflowRegistrar,
 )
-from modules.diario.demo import run_demo
-from modules.diario.handlers import ActCase, ActSubject, PublishHandler
-from modules.diario.records import Runtime
 from modules.diario.workflows import FORMS, PUBLICACAO, QUEUES
 
-RUNTIME = Runtime()
+if TYPE_CHECKING:
+    from modules.diario.records import Runtime
+
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+@cache
+def _runtime() -> Runtime:
+    from modules.diario.records import Runtime
+
+    return Runtime()
+
+
+def __getattr__(name: str) -> Any:
+    """``RUNTIME`` is built on first use, so importing the plugin stays cheap: the CLI imports
+    every plugin to list its commands, and the module's code loads only in the hooks."""
+    if name == "RUNTIME":
+        return _runtime()
+    raise AttributeError(name)
 
 
 @hookimpl
@@ -54,17 +69,23 @@ def tramita_register_forms(registry: FormRegistrar) -> None:
 
 @hookimpl
 def tramita_register_handlers(registry: HandlerRegistrar) -> None:
-    registry.add("diario.publish", PublishHandler(RUNTIME))
+    from modules.diario.handlers import PublishHandler
+
+    registry.add("diario.publish", PublishHandler(_runtime()))
 
 
 @hookimpl
 def tramita_register_subjects(registry: SubjectRegistrar) -> None:
-    registry.add(ActSubject(RUNTIME))
+    from modules.diario.handlers import ActSubject
+
+    registry.add(ActSubject(_runtime()))
 
 
 @hookimpl
 def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
-    registry.add(ActCase(RUNTIME))
+    from modules.diario.handlers import ActCase
+
+    registry.add(ActCase(_runtime()))
 
 
 @hookimpl
@@ -81,14 +102,16 @@ def tramita_register_workflows(registry: WorkflowRegistrar) -> None:
 
 @hookimpl
 def tramita_startup(platform: PlatformContext) -> None:
-    RUNTIME.bind(platform)
+    _runtime().bind(platform)
 
 
 @hookimpl
 def tramita_shutdown(platform: PlatformContext) -> None:
-    RUNTIME.bind(None)
+    _runtime().bind(None)
 
 
 @hookimpl
 def tramita_demo_data(platform: PlatformContext) -> Any:
+    from modules.diario.demo import run_demo
+
     return run_demo(platform)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contracts.hookspecs import hookimpl
 from contracts.platform import PlatformContext
@@ -20,13 +21,28 @@ from contracts.registries import (
 )
 from modules.esic.case import CONTACT_PERMISSION, REQUESTER_PERMISSION, case_views
 from modules.esic.config import appeal_instances
-from modules.esic.demo import run_demo
 from modules.esic.legal import RULES
-from modules.esic.notify import Runtime, handlers, subjects
 from modules.esic.workflows import FORMS, MANIFESTACAO, QUEUES, pedido
 
-RUNTIME = Runtime()
+if TYPE_CHECKING:
+    from modules.esic.notify import Runtime
+
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+@cache
+def _runtime() -> Runtime:
+    from modules.esic.notify import Runtime
+
+    return Runtime()
+
+
+def __getattr__(name: str) -> Any:
+    """``RUNTIME`` is built on first use, so importing the plugin stays cheap: the CLI imports
+    every plugin to list its commands, and the module's code loads only in the hooks."""
+    if name == "RUNTIME":
+        return _runtime()
+    raise AttributeError(name)
 
 
 @hookimpl
@@ -64,19 +80,23 @@ def tramita_register_deadline_rules(registry: DeadlineRuleRegistrar) -> None:
 
 @hookimpl
 def tramita_register_handlers(registry: HandlerRegistrar) -> None:
-    for name, handler in handlers(RUNTIME).items():
+    from modules.esic.notify import handlers
+
+    for name, handler in handlers(_runtime()).items():
         registry.add(name, handler)
 
 
 @hookimpl
 def tramita_register_subjects(registry: SubjectRegistrar) -> None:
-    for subject in subjects(RUNTIME):
+    from modules.esic.notify import subjects
+
+    for subject in subjects(_runtime()):
         registry.add(subject)
 
 
 @hookimpl
 def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
-    for view in case_views(RUNTIME):
+    for view in case_views(_runtime()):
         registry.add(view)
 
 
@@ -88,14 +108,16 @@ def tramita_register_workflows(registry: WorkflowRegistrar) -> None:
 
 @hookimpl
 def tramita_startup(platform: PlatformContext) -> None:
-    RUNTIME.bind(platform)
+    _runtime().bind(platform)
 
 
 @hookimpl
 def tramita_shutdown(platform: PlatformContext) -> None:
-    RUNTIME.bind(None)
+    _runtime().bind(None)
 
 
 @hookimpl
 def tramita_demo_data(platform: PlatformContext) -> Any:
-    return run_demo(platform, RUNTIME)
+    from modules.esic.demo import run_demo
+
+    return run_demo(platform, _runtime())

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contracts.hookspecs import hookimpl
 from contracts.platform import PlatformContext
@@ -17,13 +18,27 @@ from contracts.registries import (
     SubjectRegistrar,
     WorkflowRegistrar,
 )
-from modules.noticias.demo import run_demo
-from modules.noticias.handlers import NewsCase, NewsSubject, PublishHandler
-from modules.noticias.records import Runtime
 from modules.noticias.workflows import APROVACAO, FORMS, QUEUES
 
-RUNTIME = Runtime()
+if TYPE_CHECKING:
+    from modules.noticias.records import Runtime
+
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+@cache
+def _runtime() -> Runtime:
+    from modules.noticias.records import Runtime
+
+    return Runtime()
+
+
+def __getattr__(name: str) -> Any:
+    """``RUNTIME`` is built on first use, so importing the plugin stays cheap: the CLI imports
+    every plugin to list its commands, and the module's code loads only in the hooks."""
+    if name == "RUNTIME":
+        return _runtime()
+    raise AttributeError(name)
 
 
 @hookimpl
@@ -51,17 +66,23 @@ def tramita_register_forms(registry: FormRegistrar) -> None:
 
 @hookimpl
 def tramita_register_handlers(registry: HandlerRegistrar) -> None:
-    registry.add("noticias.publish", PublishHandler(RUNTIME))
+    from modules.noticias.handlers import PublishHandler
+
+    registry.add("noticias.publish", PublishHandler(_runtime()))
 
 
 @hookimpl
 def tramita_register_subjects(registry: SubjectRegistrar) -> None:
-    registry.add(NewsSubject(RUNTIME))
+    from modules.noticias.handlers import NewsSubject
+
+    registry.add(NewsSubject(_runtime()))
 
 
 @hookimpl
 def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
-    registry.add(NewsCase(RUNTIME))
+    from modules.noticias.handlers import NewsCase
+
+    registry.add(NewsCase(_runtime()))
 
 
 @hookimpl
@@ -71,14 +92,16 @@ def tramita_register_workflows(registry: WorkflowRegistrar) -> None:
 
 @hookimpl
 def tramita_startup(platform: PlatformContext) -> None:
-    RUNTIME.bind(platform)
+    _runtime().bind(platform)
 
 
 @hookimpl
 def tramita_shutdown(platform: PlatformContext) -> None:
-    RUNTIME.bind(None)
+    _runtime().bind(None)
 
 
 @hookimpl
 def tramita_demo_data(platform: PlatformContext) -> Any:
+    from modules.noticias.demo import run_demo
+
     return run_demo(platform)

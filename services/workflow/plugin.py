@@ -1,10 +1,13 @@
-"""Entry-point target of the workflow service (``tramita.services: workflow``): hookimpls only."""
+"""Entry-point target of the workflow service (``tramita.services: workflow``): hookimpls only.
+
+Importing it must stay cheap (the CLI imports every plugin to list its commands): the service
+is imported inside the hooks that build or start it."""
 
 from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contracts.calendar import BUSINESS_DAYS_KEY
 from contracts.hookspecs import hookimpl
@@ -15,8 +18,10 @@ from contracts.registries import (
     PermissionRegistrar,
     RouteRegistrar,
 )
-from services.workflow.bootstrap import WorkflowService, build
-from services.workflow.runtime.engine import Engine
+
+if TYPE_CHECKING:
+    from services.workflow.bootstrap import WorkflowService
+    from services.workflow.runtime.engine import Engine
 
 MIGRATIONS = Path(__file__).parent / "persistence" / "migrations"
 
@@ -53,6 +58,7 @@ def service_of(platform: PlatformContext) -> WorkflowService:
 def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     from services.workflow.api.deps import READS_KEY
     from services.workflow.api.migrations import MIGRATOR_KEY
+    from services.workflow.bootstrap import build
     from services.workflow.persistence.dashboard_reads import SqlDashboardReads
     from services.workflow.persistence.drafts_repo import SqlDraftStore
     from services.workflow.persistence.migration_repo import SqlMigrationQueries
@@ -128,13 +134,10 @@ def tramita_shutdown(platform: PlatformContext) -> Any:
 
 @hookimpl
 def tramita_register_commands(registry: CommandRegistrar) -> None:
-    from services.workflow.cli import COMMANDS
-    from services.workflow.cli_privacy import COMMANDS as PRIVACY_COMMANDS
-    from services.workflow.cli_processes import COMMANDS as PROCESS_COMMANDS
-    from services.workflow.cli_queues import COMMANDS as QUEUE_COMMANDS
+    from services.workflow.cli_index import COMMANDS
 
-    for command in [*COMMANDS, *PROCESS_COMMANDS, *PRIVACY_COMMANDS, *QUEUE_COMMANDS]:
-        registry.add(command)
+    for name, target, help_text in COMMANDS:
+        registry.lazy(name, target, help_text)
 
 
 @hookimpl

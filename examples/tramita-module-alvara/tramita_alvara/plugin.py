@@ -8,7 +8,9 @@ the module works in plain mode.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from contracts.hookspecs import hookimpl
 from contracts.platform import PlatformContext
@@ -21,13 +23,27 @@ from contracts.registries import (
     SubjectRegistrar,
     WorkflowRegistrar,
 )
-from tramita_alvara.handlers import LicenceSubject, handlers
-from tramita_alvara.records import Runtime
-from tramita_alvara.tax import TaxSystem
 from tramita_alvara.workflow import FORMS, LICENCA, PERMISSIONS, QUEUES
 
-RUNTIME = Runtime()
+if TYPE_CHECKING:
+    from tramita_alvara.records import Runtime
+
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+@cache
+def _runtime() -> Runtime:
+    from tramita_alvara.records import Runtime
+
+    return Runtime()
+
+
+def __getattr__(name: str) -> Any:
+    """``RUNTIME`` is built on first use, so importing the plugin stays cheap: the CLI imports
+    every plugin to list its commands, and the module's code loads only in the hooks."""
+    if name == "RUNTIME":
+        return _runtime()
+    raise AttributeError(name)
 
 
 @hookimpl
@@ -55,13 +71,18 @@ def tramita_register_forms(registry: FormRegistrar) -> None:
 
 @hookimpl
 def tramita_register_handlers(registry: HandlerRegistrar) -> None:
-    for name, handler in handlers(RUNTIME, TaxSystem()).items():
+    from tramita_alvara.handlers import handlers
+    from tramita_alvara.tax import TaxSystem
+
+    for name, handler in handlers(_runtime(), TaxSystem()).items():
         registry.add(name, handler)
 
 
 @hookimpl
 def tramita_register_subjects(registry: SubjectRegistrar) -> None:
-    registry.add(LicenceSubject(RUNTIME))
+    from tramita_alvara.handlers import LicenceSubject
+
+    registry.add(LicenceSubject(_runtime()))
 
 
 @hookimpl
@@ -71,9 +92,9 @@ def tramita_register_workflows(registry: WorkflowRegistrar) -> None:
 
 @hookimpl
 def tramita_startup(platform: PlatformContext) -> None:
-    RUNTIME.bind(platform)
+    _runtime().bind(platform)
 
 
 @hookimpl
 def tramita_shutdown(platform: PlatformContext) -> None:
-    RUNTIME.bind(None)
+    _runtime().bind(None)
