@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import platform as host_platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -32,17 +33,22 @@ def _tramita() -> list[str]:
 
 def _time(argv: list[str], env: dict[str, str], n: int) -> dict[str, Any]:
     times: list[float] = []
+    cpu: list[float] = []
     codes: set[int] = set()
     for _ in range(n):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run(argv, env=env, capture_output=True, check=False)
         times.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         codes.add(done.returncode)
     return {
         "argv": argv[1:],
         "n": n,
         "p50_s": round(statistics.median(times), 3),
         "max_s": round(max(times), 3),
+        "cpu_p50_s": round(statistics.median(cpu), 3),
         "exit_codes": sorted(codes),
     }
 

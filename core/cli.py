@@ -86,7 +86,7 @@ class TramitaCLI(LazyGroup):
         for name, target, help_text in collected.lazy_commands:
             self.add_lazy(LazyCommand(name, target, help_text))
 
-    def main(  # type: ignore[override]
+    def main(
         self,
         args: Sequence[str] | None = None,
         prog_name: str | None = None,
@@ -139,7 +139,7 @@ def _with_level(settings: Any, level: str) -> Any:
 
 
 for _entry in KERNEL_COMMANDS:
-    main.add_lazy(_entry)  # type: ignore[attr-defined]
+    main.add_lazy(_entry)
 
 
 if __name__ == "__main__":

@@ -8,27 +8,29 @@ import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import msgspec
 
+from contracts.errors import NotFound
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest, SubjectRef
-from core.app import Platform
 from core.cli import run_async
-from services.workflow.bootstrap import WorkflowService
-from services.workflow.cli_calendars import COMMANDS as CALENDAR_COMMANDS
-from services.workflow.cli_deadlines import COMMANDS as DEADLINE_COMMANDS
-from services.workflow.cli_migrate import COMMANDS as MIGRATION_COMMANDS
-from services.workflow.definition.bpmn import export_bpmn, import_bpmn
-from services.workflow.plugin import service_of
+from services.workflow.cli_reads import resolve, with_reads
+
+if TYPE_CHECKING:
+    from services.workflow.bootstrap import WorkflowService
+    from services.workflow.runtime.ports import UnitOfWork
 
 T = TypeVar("T")
 CLI_ACTOR = Actor(kind="system", id="cli")
 
 
 def with_service(action: Callable[[WorkflowService], Awaitable[T]]) -> T:
+    from core.app import Platform
+    from services.workflow.plugin import service_of
+
     async def _run() -> T:
         platform = await Platform.boot()
         try:
@@ -69,6 +71,9 @@ def workflow_group() -> None:
 @click.option("--json", "as_json", is_flag=True)
 def publish_cmd(file: Path, as_json: bool) -> None:
     """Validate and publish a definition (JSON, or BPMN 2.0 XML by extension .bpmn/.xml)."""
+    from services.workflow.definition.bpmn import import_bpmn
+
+    click.echo(f"publishing {file.name}...", err=True)
     content = file.read_bytes()
     data: Any = import_bpmn(content) if file.suffix in (".bpmn", ".xml") else content
 
@@ -132,11 +137,13 @@ def export_cmd(key: str, number: int | None, fmt: str) -> None:
                 else await uow.version_number(key, number)
             )
         if found is None:
-            raise click.ClickException(f"no version of {key!r}")
+            raise NotFound(f"no version of {key!r}")
         return found.schema
 
     schema = with_service(_get)
     if fmt == "bpmn":
+        from services.workflow.definition.bpmn import export_bpmn
+
         sys.stdout.buffer.write(export_bpmn(schema))
     else:
         click.echo(json.dumps(schema, indent=2, ensure_ascii=False))
@@ -179,19 +186,22 @@ def start_cmd(
 
 
 @instance_group.command("show")
-@click.argument("instance_id")
+@click.argument("ref", metavar="INSTANCE")
 @click.option("--json", "as_json", is_flag=True)
-def show_cmd(instance_id: str, as_json: bool) -> None:
-    """Show an instance, its tasks and its history."""
+def show_cmd(ref: str, as_json: bool) -> None:
+    """Show an instance (by id or protocol number), its tasks and its history."""
 
-    async def _show(service: WorkflowService) -> dict[str, Any]:
+    from services.workflow.runtime.views import history_entry, instance_view, task_view
+
+    async def _show(uow: UnitOfWork) -> dict[str, Any]:
+        record = await resolve(uow, ref)
         return {
-            "instance": await service.engine.status(instance_id),
-            "tasks": await service.engine.tasks(instance_id),
-            "history": await service.engine.history(instance_id),
+            "instance": instance_view(record, with_context=True),
+            "tasks": [task_view(t, record.protocol) for t in await uow.tasks(record.id)],
+            "history": [history_entry(h) for h in await uow.history(record.id)],
         }
 
-    data = with_service(_show)
+    data = with_reads(_show)
 
     def text(d: dict[str, Any]) -> str:
         v = d["instance"]
@@ -285,12 +295,4 @@ def tick_cmd(every: float | None) -> None:
     click.echo(f"{with_service(_tick)} timer(s) fired")
 
 
-COMMANDS = [
-    workflow_group,
-    instance_group,
-    dlq_group,
-    tick_cmd,
-    *MIGRATION_COMMANDS,
-    *DEADLINE_COMMANDS,
-    *CALENDAR_COMMANDS,
-]
+COMMANDS = [workflow_group, instance_group, dlq_group, tick_cmd]

@@ -9,24 +9,28 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 import msgspec
 
 from contracts.kernel import Actor
-from core.app import Platform
 from core.cli import run_async
 from core.localtime import date_text, datetime_text
-from services.workflow.bootstrap import WorkflowService
-from services.workflow.plugin import service_of
-from services.workflow.runtime.deadlines import DeadlineView
-from services.workflow.runtime.legal_time import CountedDeadline, DeadlinePreview
+from services.workflow.cli_reads import instance_id
+
+if TYPE_CHECKING:
+    from services.workflow.bootstrap import WorkflowService
+    from services.workflow.runtime.deadlines import DeadlineView
+    from services.workflow.runtime.legal_time import CountedDeadline, DeadlinePreview
 
 T = TypeVar("T")
 
 
 def _with_service(action: Callable[[WorkflowService], Awaitable[T]]) -> T:
+    from core.app import Platform
+    from services.workflow.plugin import service_of
+
     async def _run() -> T:
         platform = await Platform.boot()
         try:
@@ -69,24 +73,24 @@ def deadline_group() -> None:
 
 
 @deadline_group.command("extend")
-@click.argument("instance_id")
+@click.argument("ref", metavar="INSTANCE")
 @click.argument("name")
 @click.option("--justification", required=True, help="Why (recorded in the audit trail).")
 @_as
 @_json
-def extend_cmd(
-    instance_id: str, name: str, justification: str, user_id: str | None, as_json: bool
-) -> None:
-    """Extend deadline NAME of INSTANCE_ID by its rule's extension days."""
+def extend_cmd(ref: str, name: str, justification: str, user_id: str | None, as_json: bool) -> None:
+    """Extend deadline NAME of INSTANCE (id or protocol number) by its rule's extension days."""
 
     async def _go(service: WorkflowService) -> DeadlineView:
-        return await service.deadlines.extend(instance_id, name, justification, _actor(user_id))
+        return await service.deadlines.extend(
+            await instance_id(service, ref), name, justification, _actor(user_id)
+        )
 
     _emit([_with_service(_go)], as_json)
 
 
 @deadline_group.command("suspend")
-@click.argument("instance_id")
+@click.argument("ref", metavar="INSTANCE")
 @click.argument("name")
 @click.option("--reason", required=True, help="Why the clock stops (audit trail only).")
 @click.option(
@@ -98,7 +102,7 @@ def extend_cmd(
 @_as
 @_json
 def suspend_cmd(
-    instance_id: str,
+    ref: str,
     name: str,
     reason: str,
     legal_basis: str,
@@ -109,35 +113,37 @@ def suspend_cmd(
 
     async def _go(service: WorkflowService) -> DeadlineView:
         return await service.deadlines.suspend(
-            instance_id, name, reason, _actor(user_id), legal_basis=legal_basis
+            await instance_id(service, ref), name, reason, _actor(user_id), legal_basis=legal_basis
         )
 
     _emit([_with_service(_go)], as_json)
 
 
 @deadline_group.command("resume")
-@click.argument("instance_id")
+@click.argument("ref", metavar="INSTANCE")
 @click.argument("name")
 @_as
 @_json
-def resume_cmd(instance_id: str, name: str, user_id: str | None, as_json: bool) -> None:
+def resume_cmd(ref: str, name: str, user_id: str | None, as_json: bool) -> None:
     """Restart the clock of deadline NAME from today."""
 
     async def _go(service: WorkflowService) -> DeadlineView:
-        return await service.deadlines.resume(instance_id, name, _actor(user_id))
+        return await service.deadlines.resume(
+            await instance_id(service, ref), name, _actor(user_id)
+        )
 
     _emit([_with_service(_go)], as_json)
 
 
 @deadline_group.command("show")
-@click.argument("instance_id")
+@click.argument("ref", metavar="INSTANCE")
 @click.argument("name", required=False)
 @_json
-def show_cmd(instance_id: str, name: str | None, as_json: bool) -> None:
-    """The deadlines of INSTANCE_ID (or only NAME), with the calendar version they use."""
+def show_cmd(ref: str, name: str | None, as_json: bool) -> None:
+    """The deadlines of INSTANCE (or only NAME), with the calendar version they use."""
 
     async def _go(service: WorkflowService) -> list[DeadlineView]:
-        return await service.deadlines.show(instance_id, name)
+        return await service.deadlines.show(await instance_id(service, ref), name)
 
     _emit(_with_service(_go), as_json)
 
@@ -196,13 +202,13 @@ def preview_cmd(
 
 
 @deadline_group.command("explain")
-@click.argument("instance_id")
+@click.argument("ref", metavar="INSTANCE")
 @_json
-def explain_cmd(instance_id: str, as_json: bool) -> None:
-    """Every legal deadline counted for INSTANCE_ID's timers, with its explanation."""
+def explain_cmd(ref: str, as_json: bool) -> None:
+    """Every legal deadline counted for INSTANCE's timers, with its explanation."""
 
     async def _go(service: WorkflowService) -> list[CountedDeadline]:
-        return await service.deadlines.counted(instance_id)
+        return await service.deadlines.counted(await instance_id(service, ref))
 
     counted = _with_service(_go)
     if as_json:

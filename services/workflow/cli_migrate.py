@@ -21,6 +21,7 @@ from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
 from services.workflow.bootstrap import WorkflowService
+from services.workflow.cli_reads import instance_id
 from services.workflow.persistence.migration_repo import SqlMigrationQueries
 from services.workflow.plugin import service_of
 from services.workflow.runtime.migration import Migrator
@@ -182,25 +183,25 @@ def migrate_cmd(
 
 
 @click.command("repair")
-@click.argument("instance_id")
+@click.argument("ref", metavar="INSTANCE")
 @click.option("--token", "token_id", default="t", show_default=True, help="The token to move.")
 @click.option("--to", "to_node", required=True, help="The node to move it to (same version).")
 @click.option("--reason", required=True, help="Why (mandatory; kept in the audit log).")
 @click.option("--expect-version", type=int, default=None, help="Refuse if row_version differs.")
 @click.option("--as", "user", default=None, help="The operator's user id (default: system cli).")
 def repair_cmd(
-    instance_id: str,
+    ref: str,
     token_id: str,
     to_node: str,
     reason: str,
     expect_version: int | None,
     user: str | None,
 ) -> None:
-    """Move one token of an instance to another node: skip a step, or redo one."""
+    """Move one token of INSTANCE (id or protocol number) to another node: skip or redo a step."""
 
     async def _go(service: WorkflowService, migrator: Migrator) -> Any:
         view = await migrator.repair(
-            instance_id,
+            await instance_id(service, ref),
             token_id=token_id,
             to_node=to_node,
             reason=reason,

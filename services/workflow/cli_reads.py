@@ -1,0 +1,74 @@
+"""What the service's read-only commands share: instance references and a fast read path.
+
+An instance is named on the command line by its id or by its protocol number
+(``ESIC-2026-000012``); :func:`resolve` accepts either. :func:`with_reads` opens the database
+and one unit of work without booting the platform (no plugin hooks, no migrations, no
+publishing), so ``tramita instance show`` answers in well under a second.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from contracts.errors import NotFound
+from core.cli import run_async
+
+if TYPE_CHECKING:
+    from services.workflow.bootstrap import WorkflowService
+    from services.workflow.runtime.ports import InstanceRecord, UnitOfWork
+
+T = TypeVar("T")
+
+
+def _is_uuid(ref: str) -> bool:
+    try:
+        uuid.UUID(ref)
+    except ValueError:
+        return False
+    return True
+
+
+async def resolve(uow: UnitOfWork, ref: str) -> InstanceRecord:
+    """The instance whose id or protocol number is ``ref``; ``NotFound`` naming neither
+    (a protocol number may identify a citizen's request, so it is kept out of the message)."""
+    ref = ref.strip()
+    if _is_uuid(ref):
+        record = await uow.get_instance(ref)
+    else:
+        record = await uow.find_instance_by_protocol(ref)
+        if record is None and ref != ref.upper():
+            record = await uow.find_instance_by_protocol(ref.upper())
+    if record is None:
+        raise NotFound("unknown instance")
+    return record
+
+
+async def instance_id(service: WorkflowService, ref: str) -> str:
+    """The id of the instance ``ref`` names (id or protocol number), in its own transaction."""
+    async with service.engine._uow() as uow:
+        return (await resolve(uow, ref)).id
+
+
+def with_reads(action: Callable[[UnitOfWork], Awaitable[T]]) -> T:
+    """Run ``action`` in one read unit of work on ``TRAMITA_DATABASE_URL``, then close."""
+
+    async def _run() -> T:
+        from core.audit import SqlAuditWriter
+        from core.clock import SystemClock
+        from core.db import create_engine
+        from core.ids import UUIDv7Gen
+        from core.settings import load_settings
+        from services.workflow.persistence.unit_of_work import SqlUnitOfWork
+
+        settings = load_settings()
+        clock, ids = SystemClock(), UUIDv7Gen()
+        database = create_engine(settings.database_url, pool_size=1)
+        try:
+            async with SqlUnitOfWork(database, clock, ids, SqlAuditWriter(clock, ids)) as uow:
+                return await action(uow)
+        finally:
+            await database.dispose()
+
+    return run_async(_run)
