@@ -51,11 +51,17 @@ def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 
 def run_async(factory: Callable[[], Awaitable[T]]) -> T:
-    """Run a command's coroutine; its errors reach ``TramitaCLI.main`` (one line, exit code)."""
+    """Run a command's coroutine; a failure ends the command with one line on stderr and its
+    exit code (``core.cli_errors``), also when the command is invoked without the root group."""
     import asyncio
 
-    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
-        return runner.run(factory())  # type: ignore[arg-type]
+    try:
+        with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+            return runner.run(factory())  # type: ignore[arg-type]
+    except Exception as exc:  # noqa: BLE001 -- every failure becomes one line
+        from core.cli_errors import report
+
+        sys.exit(report(exc, verbose=verbose()))
 
 
 def _host() -> PluginHost:

@@ -2,7 +2,8 @@
 exit code a script can test. Imported only when something went wrong.
 
 Exit codes: 0 done; 1 refused (a Tramita error: unknown id, invalid definition, conflict);
-2 bad usage or input (missing argument, unreadable file, malformed JSON/YAML/XML);
+2 bad usage or input (missing argument, unreadable file, malformed JSON/YAML/XML, a plugin
+that cannot load);
 3 configuration or database unreachable (bad ``TRAMITA_DATABASE_URL``, host down);
 70 unexpected error (a bug: the line names the error class; ``--verbose`` shows the traceback);
 130 interrupted (Ctrl-C). Messages carry identifiers only, never the database URL or input data.
@@ -14,10 +15,11 @@ import json
 import os
 import sys
 import traceback
+from pathlib import Path
 
 import click
 
-from contracts.errors import ConfigurationError, TramitaError
+from contracts.errors import ConfigurationError, PluginError, TramitaError
 from core.i18n import gettext as _
 from core.i18n import set_locale
 
@@ -40,23 +42,36 @@ def _from_sqlalchemy(exc: BaseException) -> bool:
 
 
 def _tramita(exc: TramitaError) -> str:
-    detail = _(exc.detail)
-    title = _(exc.title)
-    line = detail if detail == title else f"{title}: {detail}"
+    line = _(exc.detail)
     problems = "; ".join(f"{e.path}: {e.message}" for e in exc.errors)
     return f"{line} ({problems})" if problems else line
 
 
 def describe(exc: BaseException) -> tuple[str, int]:
     """The one-line message (without the ``erro:`` prefix) and the exit code for ``exc``."""
-    if isinstance(exc, click.exceptions.NoSuchOption | click.exceptions.UsageError):
-        return exc.format_message(), EXIT_USAGE
+    if isinstance(exc, click.MissingParameter) and exc.param is not None:
+        name = exc.param.human_readable_name
+        return _("missing %(what)s %(name)s") % {
+            "what": _("argument") if isinstance(exc.param, click.Argument) else _("option"),
+            "name": name if isinstance(exc.param, click.Option) else repr(name),
+        }, EXIT_USAGE
+    if isinstance(exc, click.BadParameter) and exc.param is not None:
+        return _("invalid value for %(name)s: %(reason)s") % {
+            "name": exc.param.human_readable_name,
+            "reason": exc.message,
+        }, EXIT_USAGE
+    if isinstance(exc, click.exceptions.NoSuchCommand):
+        return _("unknown command %(name)s") % {"name": repr(exc.command_name)}, EXIT_USAGE
+    if isinstance(exc, click.NoSuchOption):
+        return _("unknown option %(name)s") % {"name": exc.option_name}, EXIT_USAGE
     if isinstance(exc, click.ClickException):
         return exc.format_message(), EXIT_USAGE
     if isinstance(exc, click.exceptions.Abort | KeyboardInterrupt):
         return _("interrupted"), EXIT_INTERRUPTED
     if isinstance(exc, ConfigurationError):
         return _tramita(exc), EXIT_UNAVAILABLE
+    if isinstance(exc, PluginError):
+        return _tramita(exc), EXIT_USAGE
     if isinstance(exc, TramitaError):
         return _tramita(exc), EXIT_REFUSED
     if isinstance(exc, json.JSONDecodeError):
@@ -89,6 +104,22 @@ def describe(exc: BaseException) -> tuple[str, int]:
     }, EXIT_SOFTWARE
 
 
+def _plugin_catalogs() -> None:
+    """The ``locale/`` folders beside the loaded plugins (the service's messages live there)."""
+    from importlib.metadata import entry_points
+
+    from core.i18n import add_catalog_directory
+    from core.plugins import GROUPS
+
+    for group in GROUPS:
+        for ep in entry_points(group=group):
+            module = sys.modules.get(ep.module)
+            if module is not None and module.__file__:
+                folder = Path(module.__file__).parent / "locale"
+                if folder.is_dir():
+                    add_catalog_directory(folder)
+
+
 def report(exc: BaseException, *, verbose: bool) -> int:
     """Print ``exc`` as one line on stderr (the traceback first when ``verbose``); the exit
     code. ``SystemExit`` keeps its own code: the command already said what happened."""
@@ -98,6 +129,7 @@ def report(exc: BaseException, *, verbose: bool) -> int:
     if isinstance(exc, click.exceptions.Exit):
         return exc.exit_code
     set_locale(os.environ.get("TRAMITA_LANG", "pt_BR"))
+    _plugin_catalogs()
     if verbose and not isinstance(exc, click.ClickException):
         traceback.print_exception(exc, file=sys.stderr)
     message, code = describe(exc)

@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+def N_(message: str) -> str:
+    """Marks a catalog message (``core.i18n.N_`` without importing Babel on the fast path)."""
+    return message
+
+
 def _is_uuid(ref: str) -> bool:
     try:
         uuid.UUID(ref)
@@ -41,7 +46,7 @@ async def resolve(uow: UnitOfWork, ref: str) -> InstanceRecord:
         if record is None and ref != ref.upper():
             record = await uow.find_instance_by_protocol(ref.upper())
     if record is None:
-        raise NotFound("unknown instance")
+        raise NotFound(N_("unknown instance"))
     return record
 
 

@@ -60,7 +60,7 @@ def test_a_broken_plugin_is_named_in_one_clear_line(tmp_path: Path) -> None:
     result = _tramita(["plugins"], tmp_path / "site", tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        "error: plugin 'broken' (tramita_broken.plugin) failed to load: "
+        "erro: plugin 'broken' (tramita_broken.plugin) failed to load: "
         "RuntimeError: the broken plugin cannot start"
     )
     assert "Traceback" not in result.stderr

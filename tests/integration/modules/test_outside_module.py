@@ -241,5 +241,5 @@ def test_a_worker_refuses_a_queue_nobody_registered(
     result = _tramita(env, "worker", "--queue", "alvara.nada")
     assert result.returncode == 1
     assert result.stderr.strip() == (
-        "error: unknown worker queue 'alvara.nada': neither built in nor registered by a module"
+        "erro: unknown worker queue 'alvara.nada': neither built in nor registered by a module"
     )
