@@ -9,6 +9,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).parents[3]
 TRAMITA = [sys.executable, "-c", "from core.cli import main; main()"]
+ALVARA = ROOT / "examples" / "tramita-module-alvara"
+PYTHONPATH = os.pathsep.join([str(ROOT), str(ALVARA), os.environ.get("PYTHONPATH", "")])
+"""This checkout's code first (also the example module's, installed from elsewhere)."""
 UNREACHABLE = "postgresql://postgres@127.0.0.1:1/tramita"
 """A PostgreSQL URL nothing listens on: every command that needs the database must fail."""
 
@@ -18,7 +21,7 @@ def run(
 ) -> subprocess.CompletedProcess[str]:
     environment = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": PYTHONPATH,
         "TRAMITA_DATABASE_URL": database_url,
         "TRAMITA_LANG": "pt_BR",
         "TRAMITA_REDIS_URL": "redis://127.0.0.1:1/0",
