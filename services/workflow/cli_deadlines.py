@@ -140,12 +140,22 @@ def resume_cmd(ref: str, name: str, user_id: str | None, as_json: bool) -> None:
 @click.argument("name", required=False)
 @_json
 def show_cmd(ref: str, name: str | None, as_json: bool) -> None:
-    """The deadlines of INSTANCE (or only NAME), with the calendar version they use."""
+    """The deadlines of INSTANCE (or only NAME), with the calendar version they use; the text
+    output also lists the legal deadlines counted for its timers (e-SIC's LAI answer date;
+    ``deadline explain`` gives their explanation)."""
 
-    async def _go(service: WorkflowService) -> list[DeadlineView]:
-        return await service.deadlines.show(await instance_id(service, ref), name)
+    async def _go(service: WorkflowService) -> tuple[list[DeadlineView], list[CountedDeadline]]:
+        found = await instance_id(service, ref)
+        views = await service.deadlines.show(found, name)
+        return views, ([] if as_json or name else await service.deadlines.counted(found))
 
-    _emit(_with_service(_go), as_json)
+    views, counted = _with_service(_go)
+    _emit(views, as_json)
+    for item in counted:
+        click.echo(
+            f"{item.node} / {item.timer}: {item.rule} due {date_text(item.due_on)} 23:59 "
+            f"calendar {item.calendar_key} v{item.calendar_version}"
+        )
 
 
 def _preview_lines(view: DeadlinePreview) -> list[str]:

@@ -145,3 +145,10 @@ def test_an_unexpected_error_names_its_class_and_exits_70() -> None:
     assert code == EXIT_SOFTWARE
     assert "KeyError" in message and "--verbose" in message
     assert "secret" not in message
+
+
+def test_deadline_show_lists_the_deadlines_in_text(database_url: str) -> None:
+    _, protocol = _started(database_url)
+    shown = run("deadline", "show", protocol, database_url=database_url)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith(f"{DEADLINE} running due ")
