@@ -34,7 +34,9 @@ def _install(dist: str, target: Path) -> None:
 
 
 def _tramita(args: list[str], extra_path: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(extra_path), TRAMITA_LOG_JSON="0")
+    # This checkout's code after the plugin site (the installed copy may be another checkout).
+    path = os.pathsep.join([str(extra_path), str(Path(__file__).parents[2])])
+    env = dict(os.environ, PYTHONPATH=path, TRAMITA_LOG_JSON="0")
     return subprocess.run(
         [*TRAMITA, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
     )
