@@ -15,6 +15,7 @@ import msgspec
 
 from core.audit import ChainReport, verify_chain
 from core.db import create_engine
+from core.i18n import gettext as _
 from core.settings import load_settings
 
 
@@ -39,7 +40,9 @@ def verify_cmd(as_json: bool) -> None:
     try:
         report = asyncio.run(_verify(load_settings().database_url))
     except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback with a URL
-        click.echo(f"error: cannot read the audit log ({type(exc).__name__})", err=True)
+        from core.cli_errors import one_line
+
+        one_line(_("cannot read the audit log (%(error)s)") % {"error": type(exc).__name__})
         sys.exit(2)
     if as_json:
         body = msgspec.to_builtins(report)

@@ -133,5 +133,11 @@ def report(exc: BaseException, *, verbose: bool) -> int:
     if verbose and not isinstance(exc, click.ClickException):
         traceback.print_exception(exc, file=sys.stderr)
     message, code = describe(exc)
-    click.echo(_("error: %(message)s") % {"message": " ".join(message.split())}, err=True)
+    one_line(message)
     return code
+
+
+def one_line(message: str) -> None:
+    """``erro: <message>`` on stderr, in the reader's language, on a single line."""
+    set_locale(os.environ.get("TRAMITA_LANG", "pt_BR"))
+    click.echo(_("error: %(message)s") % {"message": " ".join(message.split())}, err=True)
