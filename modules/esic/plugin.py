@@ -19,7 +19,6 @@ from contracts.registries import (
     SubjectRegistrar,
     WorkflowRegistrar,
 )
-from modules.esic.case import CONTACT_PERMISSION, REQUESTER_PERMISSION, case_views
 from modules.esic.config import appeal_instances
 from modules.esic.legal import RULES
 from modules.esic.workflows import FORMS, MANIFESTACAO, QUEUES, pedido
@@ -51,6 +50,8 @@ def tramita_register_permissions(registry: PermissionRegistrar) -> None:
     registry.add("esic.appeal", "Decide appeals")
     registry.add("esic.manage", "Route and extend requests")
     registry.add("ouvidoria.answer", "Answer ombudsman cases")
+    from modules.esic.case import CONTACT_PERMISSION, REQUESTER_PERMISSION
+
     registry.add(REQUESTER_PERMISSION, "See who made an information request (name, e-mail)")
     registry.add(CONTACT_PERMISSION, "See the contact of an identified ombudsman case")
 
@@ -96,6 +97,8 @@ def tramita_register_subjects(registry: SubjectRegistrar) -> None:
 
 @hookimpl
 def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
+    from modules.esic.case import case_views
+
     for view in case_views(_runtime()):
         registry.add(view)
 
