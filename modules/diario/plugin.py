@@ -92,7 +92,7 @@ def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
 def tramita_register_routes(registry: RouteRegistrar) -> None:
     from modules.diario.public import public_diario_router
 
-    registry.add(public_diario_router(RUNTIME))
+    registry.add(public_diario_router(_runtime()))
 
 
 @hookimpl
