@@ -139,6 +139,10 @@ plugin's pages render from; the app gets one Jinja2 template config covering the
 LOCALES_OPT = "locales"
 """Key of a router's ``opt`` listing the ``locale/`` directories of the catalogs its pages use."""
 
+FILTERS_OPT = "jinja_filters"
+"""Key of a router's ``opt`` mapping names to callables every template gets, both as Jinja2
+filters and as globals (the engine's labels for statuses, events and node types)."""
+
 
 class LocaleMiddleware:
     """Sets the request's locale (``core.i18n``): the ``tramita_lang`` cookie, else
@@ -197,17 +201,25 @@ def _template_config(platform: Platform, routes: list[Any]) -> TemplateConfig[An
     """One template config for every directory plugins declare, or none when no plugin
     serves pages (the kernel's own routes are JSON only)."""
     dirs: list[Path] = [Path(d) for d in platform.extras.get(TEMPLATES_OPT, ())]
+    filters: dict[str, Any] = {}
     for route in routes:
         opt = getattr(route, "opt", None) or {}
         dirs.extend(Path(d) for d in opt.get(TEMPLATES_OPT, ()))
         for locale_dir in opt.get(LOCALES_OPT, ()):
             i18n.add_catalog_directory(locale_dir)
+        filters.update(opt.get(FILTERS_OPT, {}))
     if not dirs:
         return None
+
+    def _install_all(engine: JinjaTemplateEngine) -> None:
+        _install(engine.engine, platform.settings.timezone)
+        engine.engine.filters.update(filters)
+        engine.engine.globals.update(filters)
+
     return TemplateConfig(
         directory=list(dict.fromkeys(dirs)),
         engine=JinjaTemplateEngine,
-        engine_callback=lambda engine: _install(engine.engine, platform.settings.timezone),
+        engine_callback=_install_all,
     )
 
 

@@ -23,6 +23,7 @@ from services.workflow.ui.inbox import InboxController, TaskActionController
 from services.workflow.ui.inbox_events import InboxEventsController
 from services.workflow.ui.instance_actions import InstanceActionsController
 from services.workflow.ui.instances import InstancePageController
+from services.workflow.ui.labels import FILTERS
 from services.workflow.ui.landing import ROUTES as LANDING_ROUTES
 from services.workflow.ui.migration_wizard import MigrationWizardController
 from services.workflow.ui.operations import OperationsController
@@ -72,13 +73,14 @@ def ui_router() -> Router:
         exception_handlers=PAGE_ERRORS,
         request_max_body_size=UI_MAX_BODY,
         include_in_schema=False,
-        opt={"templates": [str(TEMPLATES)], "locales": [str(LOCALES)]},
+        opt={"templates": [str(TEMPLATES)], "locales": [str(LOCALES)], "jinja_filters": FILTERS},
     )
 
 
 def _portal() -> Router:
     router = portal_router()
     router.opt["templates"] = [str(TEMPLATES)]
+    router.opt["jinja_filters"] = FILTERS
     return router
 
 

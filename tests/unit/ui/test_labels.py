@@ -1,0 +1,91 @@
+"""The engine's codes (statuses, history events, node types, outcomes) become translated words
+in one place, and every template gets them as filters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import get_args
+
+import pytest
+from jinja2 import Environment
+
+from contracts.workflow.types import InstanceStatus, TaskStatus
+from core import i18n
+from services.workflow.definition import model
+from services.workflow.runtime import events
+from services.workflow.ui import labels
+
+LOCALES = Path(labels.__file__).resolve().parents[1] / "locale"
+
+
+@pytest.fixture(autouse=True)
+def _engine_catalog() -> None:
+    i18n.add_catalog_directory(LOCALES)
+
+
+def test_every_instance_and_task_status_has_a_label() -> None:
+    assert set(get_args(InstanceStatus)) <= set(labels.STATUSES)
+    assert set(get_args(TaskStatus)) <= set(labels.TASK_STATUSES)
+
+
+def test_every_node_type_has_a_label() -> None:
+    tags = {cls.__struct_config__.tag for cls in get_args(model.Node)}
+    assert tags == set(labels.NODE_TYPES)
+
+
+def test_every_engine_event_has_a_label() -> None:
+    tags = {
+        cls.__struct_config__.tag
+        for cls in vars(events).values()
+        if isinstance(cls, type) and issubclass(cls, events._Event) and cls is not events._Event
+    }
+    assert tags == set(labels.EVENTS)
+
+
+@pytest.mark.parametrize(
+    ("function", "code", "pt", "en"),
+    [
+        (labels.status_label, "running", "Em execução", "Running"),
+        (labels.status_label, "cancelled", "Cancelado", "Cancelled"),
+        (labels.task_status_label, "ready", "Na fila", "In the queue"),
+        (labels.node_type_label, "user_task", "Tarefa de pessoa", "Task for a person"),
+        (labels.outcome_label, "approve", "Aprovar", "Approve"),
+        (labels.event_label, "started", "Processo iniciado", "Case started"),
+        (
+            labels.event_label,
+            "transition.timer:reply",
+            "Avançou ao atingir um prazo",
+            "Moved on when a deadline was reached",
+        ),
+        (
+            labels.event_label,
+            "transition.task_completed:reject",
+            "Avançou após uma tarefa (Rejeitar)",
+            "Moved on after a task (Reject)",
+        ),
+        (labels.event_label, "transition.cancelled", "Processo cancelado", "Case cancelled"),
+    ],
+)
+def test_a_code_is_shown_in_the_locale_in_force(
+    function: object, code: str, pt: str, en: str
+) -> None:
+    assert callable(function)
+    with i18n.using("pt_BR"):
+        assert function(code) == pt
+    with i18n.using("en"):
+        assert function(code) == en
+
+
+def test_an_unknown_code_is_shown_as_it_is_and_none_as_a_dash() -> None:
+    assert labels.status_label("brand_new") == "brand_new"
+    assert labels.event_label("transition.brand_new") == "brand_new"
+    assert labels.node_type_label(None) == "—"
+
+
+def test_templates_get_the_labels_as_filters_and_globals() -> None:
+    env = Environment(autoescape=True)
+    env.filters.update(labels.FILTERS)
+    env.globals.update(labels.FILTERS)
+    page = env.from_string("{{ s|status_label }} / {{ event_label(e) }}")
+    with i18n.using("pt_BR"):
+        assert page.render(s="waiting", e="task_completed") == "Aguardando / Tarefa concluída"
