@@ -98,10 +98,13 @@ def _notify(node_id: str, handler: str, template: str, key: str, nxt: str) -> di
     }
 
 
-def _task(node_id: str, queue: str, form: str, produces: list[str], **rest: Any) -> dict[str, Any]:
+def _task(
+    node_id: str, name: str, queue: str, form: str, produces: list[str], **rest: Any
+) -> dict[str, Any]:
     return {
         "id": node_id,
         "type": "user_task",
+        "name": name,
         "queue": queue,
         "form": form,
         "consumes": ["request_id"],
@@ -124,6 +127,7 @@ def _sector_nodes(sector: str) -> list[dict[str, Any]]:
     return [
         _task(
             f"analysis_{sector}",
+            f"Analisar o pedido ({SECTORS[sector]})",
             q,
             "esic.analysis@1",
             ["answer", "extension_reason"],
@@ -141,6 +145,7 @@ def _sector_nodes(sector: str) -> list[dict[str, Any]]:
         ),
         _task(
             f"extended_{sector}",
+            f"Responder no prazo prorrogado ({SECTORS[sector]})",
             q,
             "esic.answer@1",
             ["answer"],
@@ -156,6 +161,7 @@ def _await_appeal(node_id: str, nxt: str, label: str) -> dict[str, Any]:
     return {
         "id": node_id,
         "type": "manual_task",
+        "name": "Aguardar recurso do requerente",
         "queue": WAITING_QUEUE,
         "timers": [
             {"id": "window", "deadline": {"rule": "lai.appeal_window"}, "next": "notify_closed"}
@@ -176,6 +182,7 @@ def _appeal_chain(instances: int) -> list[dict[str, Any]]:
         nodes.append(
             _task(
                 f"appeal_{k}",
+                f"Decidir o recurso de {k}ª instância",
                 APPEAL_QUEUES[k - 1],
                 "esic.appeal@1",
                 ["appeal_answer"],
@@ -241,6 +248,7 @@ def pedido(instances: int = DEFAULT_APPEAL_INSTANCES) -> dict[str, Any]:
             {
                 "id": "await_complaint",
                 "type": "manual_task",
+                "name": "Aguardar reclamação do requerente",
                 "queue": WAITING_QUEUE,
                 "timers": [
                     {
@@ -254,6 +262,7 @@ def pedido(instances: int = DEFAULT_APPEAL_INSTANCES) -> dict[str, Any]:
             },
             _task(
                 "complaint",
+                "Decidir a reclamação",
                 COMPLAINT_QUEUE,
                 "esic.answer@1",
                 ["answer"],
@@ -314,6 +323,7 @@ MANIFESTACAO: dict[str, Any] = {
         {
             "id": "answer",
             "type": "user_task",
+            "name": "Responder a manifestação",
             "queue": OUVIDORIA_QUEUE,
             "form": "ouvidoria.answer@1",
             "consumes": ["case_id", "kind"],
@@ -327,6 +337,7 @@ MANIFESTACAO: dict[str, Any] = {
         {
             "id": "extended",
             "type": "user_task",
+            "name": "Responder no prazo prorrogado",
             "queue": OUVIDORIA_QUEUE,
             "form": "ouvidoria.answer@1",
             "consumes": ["case_id"],

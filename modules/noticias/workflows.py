@@ -46,6 +46,7 @@ APROVACAO: dict[str, Any] = {
         {
             "id": "editorial",
             "type": "approval",
+            "name": "Revisão editorial",
             "queue": EDITORIAL_QUEUE,
             "form": "noticias.review@1",
             "consumes": ["news_id"],

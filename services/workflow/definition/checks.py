@@ -56,6 +56,35 @@ class Collector:
         self.errors.append(FieldError(path=path, code=code, message=message))
 
 
+MAX_NAME: Final = 200
+
+
+def check_names(defn: Definition, out: Collector) -> None:
+    """A node a person works on (approval, user or manual task) carries the name people read
+    on their inbox and task pages (pt-BR); its id is for the machine."""
+    for i, node in enumerate(defn.nodes):
+        if not isinstance(node, HUMAN_TYPES):
+            continue
+        name = (node.name or "").strip()
+        if not name:
+            out.at(
+                i,
+                node.id,
+                "name",
+                "missing_name",
+                f"Node `{node.id}` is worked on by a person and needs a `name` they can read "
+                '(such as "Analisar o pedido").',
+            )
+        elif len(name) > MAX_NAME:
+            out.at(
+                i,
+                node.id,
+                "name",
+                "name_too_long",
+                f"The name of node `{node.id}` is longer than {MAX_NAME} characters.",
+            )
+
+
 def check_structure(defn: Definition, out: Collector) -> None:
     """Ids unique, exactly one start, at least one end, targets exist, start/end shapes."""
     counts = Counter(n.id for n in defn.nodes)

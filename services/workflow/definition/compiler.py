@@ -110,9 +110,12 @@ def compile_definition(
     known: KnownNames,
     compiler: ExpressionCompiler,
     tables: TableCompiler | None = None,
+    *,
+    stored: bool = False,
 ) -> CompiledModel:
-    """Validate ``defn`` (raising :class:`DefinitionInvalid` with every error) and compile it."""
-    analysis = analyse(defn, known, compiler, tables)
+    """Validate ``defn`` (raising :class:`DefinitionInvalid` with every error) and compile it;
+    ``stored`` for a version published earlier (see ``validation.analyse``)."""
+    analysis = analyse(defn, known, compiler, tables, stored=stored)
     if analysis.errors:
         raise DefinitionInvalid(
             f"Definition {defn.key} has {len(analysis.errors)} problem(s)",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from contracts.errors import DefinitionInvalid, FieldError
 
-from .checks import Collector, check_context_keys, check_nodes, check_structure
+from .checks import Collector, check_context_keys, check_names, check_nodes, check_structure
 from .dataflow import available_keys, dataflow_errors
 from .expressions import CompiledExpressions, compile_expressions
 from .forkjoin import ForkJoin, analyse_forks
@@ -71,12 +71,18 @@ def analyse(
     known: KnownNames,
     compiler: ExpressionCompiler,
     tables: TableCompiler | None = None,
+    *,
+    stored: bool = False,
 ) -> Analysis:
-    """Run every check and keep the intermediate results for the compiler."""
+    """Run every check and keep the intermediate results for the compiler. ``stored``: the
+    definition is an already published version being loaded, so rules added since it was
+    published (human names) are not applied to it; they bind new publications only."""
     graph = Graph.build(defn)
     out = Collector(graph)
     check_structure(defn, out)
     check_nodes(defn, known, out)
+    if not stored:
+        check_names(defn, out)
     check_context_keys(defn, out)
     starts = [n.id for n in defn.nodes if isinstance(n, StartNode)]
     start = starts[0] if len(starts) == 1 else None

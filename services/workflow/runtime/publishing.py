@@ -40,15 +40,18 @@ class ModelCompiler:
         self._tables = tables
         self._cache: dict[str, CompiledModel] = {}
 
-    def compile(self, data: bytes | str | Mapping[str, Any]) -> CompiledModel:
+    def compile(
+        self, data: bytes | str | Mapping[str, Any], *, stored: bool = False
+    ) -> CompiledModel:
+        """A definition to publish (every check), or with ``stored`` a published version."""
         return compile_definition(
-            parse_definition(data), self.known, self._expressions, self._tables
+            parse_definition(data), self.known, self._expressions, self._tables, stored=stored
         )
 
     def for_version(self, version: VersionRecord) -> CompiledModel:
         model = self._cache.get(version.id)
         if model is None:
-            model = self._cache[version.id] = self.compile(version.schema)
+            model = self._cache[version.id] = self.compile(version.schema, stored=True)
         return model
 
 

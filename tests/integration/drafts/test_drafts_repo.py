@@ -21,7 +21,12 @@ DOCUMENT = {
     "name": "Rascunho",
     "protocol_prefix": "RAS",
     "nodes": [
-        {"id": "review", "type": "approval", "outcomes": {"reject": "end", "approve": "end"}},
+        {
+            "id": "review",
+            "name": "Review",
+            "type": "approval",
+            "outcomes": {"reject": "end", "approve": "end"},
+        },
         {"id": "end", "type": "end"},
     ],
 }

@@ -27,7 +27,13 @@ def leave(task_id: str) -> dict[str, Any]:
         "protocol_prefix": "LVR",
         "nodes": [
             {"id": "ask", "type": "start", "next": task_id},
-            {"id": task_id, "type": "user_task", "queue": "approval", "next": "done"},
+            {
+                "id": task_id,
+                "name": "Tarefa",
+                "type": "user_task",
+                "queue": "approval",
+                "next": "done",
+            },
             {"id": "done", "type": "end"},
         ],
     }

@@ -192,15 +192,28 @@ EVERYTHING: dict[str, Any] = {
         {"id": "reminded", "type": "end"},
         {
             "id": "fill",
+            "name": "Fill",
             "type": "user_task",
             "queue": "test.clerks",
             "form": "test.fill",
             "produces": ["details"],
             "next": "prepare",
         },
-        {"id": "prepare", "type": "manual_task", "queue": "test.clerks", "next": "split"},
+        {
+            "id": "prepare",
+            "name": "Prepare",
+            "type": "manual_task",
+            "queue": "test.clerks",
+            "next": "split",
+        },
         {"id": "split", "type": "parallel", "next": ["sign", "archive"]},
-        {"id": "sign", "type": "manual_task", "queue": "test.clerks", "next": "join"},
+        {
+            "id": "sign",
+            "name": "Sign",
+            "type": "manual_task",
+            "queue": "test.clerks",
+            "next": "join",
+        },
         {
             "id": "archive",
             "type": "integration",
@@ -212,6 +225,7 @@ EVERYTHING: dict[str, Any] = {
         {"id": "join", "type": "parallel", "next": "decide"},
         {
             "id": "decide",
+            "name": "Decide",
             "type": "user_task",
             "queue": "test.clerks",
             "outcomes": {"done": "office_days", "redo": "check"},

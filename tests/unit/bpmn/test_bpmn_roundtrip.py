@@ -70,7 +70,12 @@ def test_normalise_fills_only_the_documented_defaults() -> None:
         "nodes": [
             {"id": "f", "type": "parallel", "next": ["a"]},
             {"id": "x", "type": "exclusive", "default": "a"},
-            {"id": "t", "type": "user_task", "timers": [{"id": "z", "duration": "PT1H"}]},
+            {
+                "id": "t",
+                "name": "T",
+                "type": "user_task",
+                "timers": [{"id": "z", "duration": "PT1H"}],
+            },
         ],
     }
     assert normalise(definition) == {
@@ -82,6 +87,7 @@ def test_normalise_fills_only_the_documented_defaults() -> None:
             {"id": "x", "type": "exclusive", "default": "a", "branches": []},
             {
                 "id": "t",
+                "name": "T",
                 "type": "user_task",
                 "timers": [{"id": "z", "duration": "PT1H", "interrupting": True}],
             },
@@ -97,7 +103,16 @@ def test_normalise_fills_only_the_documented_defaults() -> None:
         ({"nodes": [{"id": "a", "type": "start", "next": "zz"}]}, "nodes[0] (a).next"),
         ({"nodes": [{"id": "a", "type": "end"}, {"id": "a", "type": "end"}]}, "nodes[1]"),
         (
-            {"nodes": [{"id": "a", "type": "user_task", "timers": [{"id": "t", "next": "q"}]}]},
+            {
+                "nodes": [
+                    {
+                        "id": "a",
+                        "name": "A",
+                        "type": "user_task",
+                        "timers": [{"id": "t", "next": "q"}],
+                    }
+                ]
+            },
             "nodes[0] (a).timers[0].next",
         ),
     ],

@@ -10,7 +10,7 @@ from bpmnkit import document, line_of, semantic_errors
 from contracts.errors import DefinitionInvalid, FieldError
 from services.workflow.definition.bpmn import import_and_validate
 
-GOOD_TASK = '<bpmn:userTask id="Task_1" tramita:queue="test.clerks"/>'
+GOOD_TASK = '<bpmn:userTask id="Task_1" name="Analisar" tramita:queue="test.clerks"/>'
 
 
 def body(task: str = GOOD_TASK, condition: str = "true", timer: str = "PT1H") -> str:

@@ -17,7 +17,7 @@ def test_approval_needs_two_outcomes() -> None:
 
 
 def test_user_task_needs_next_or_outcomes() -> None:
-    node = {"id": "work", "type": "user_task", "queue": "people"}
+    node = {"id": "work", "name": "Work", "type": "user_task", "queue": "people"}
     one(flow(start(), node, end()), "task_exits", "work")
 
 

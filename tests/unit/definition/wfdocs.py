@@ -34,7 +34,14 @@ def end(nid: str = "finish", result: str = "completed") -> dict[str, Any]:
 
 
 def task(nid: str, outcomes: dict[str, str], **extra: Any) -> dict[str, Any]:
-    return {"id": nid, "type": "approval", "queue": "people", "outcomes": outcomes, **extra}
+    return {
+        "id": nid,
+        "type": "approval",
+        "name": f"Task {nid}",
+        "queue": "people",
+        "outcomes": outcomes,
+        **extra,
+    }
 
 
 def errors_of(doc: dict[str, Any]) -> list[FieldError]:

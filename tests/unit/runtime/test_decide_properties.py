@@ -120,7 +120,13 @@ class _Builder:
             return self.work(nxt, compensate=item[1])
         if kind == "user":
             return self.add(
-                {"id": self.new("u"), "type": "user_task", "queue": "people", "next": nxt}
+                {
+                    "id": self.new("u"),
+                    "name": "Tarefa",
+                    "type": "user_task",
+                    "queue": "people",
+                    "next": nxt,
+                }
             )
         if kind == "timer":
             return self.add(
@@ -155,6 +161,7 @@ class _Builder:
             return self.add(
                 {
                     "id": nid,
+                    "name": "Tarefa",
                     "type": "approval",
                     "queue": "people",
                     "timers": timers,

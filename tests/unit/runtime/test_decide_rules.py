@@ -216,6 +216,7 @@ def test_signal_completes_the_waiting_user_task_named_like_it() -> None:
         {**START, "next": "receipt"},
         {
             "id": "receipt",
+            "name": "Receipt",
             "type": "user_task",
             "queue": "people",
             "produces": ["doc"],
@@ -328,9 +329,10 @@ def test_non_interrupting_timers_start_a_side_token_or_escalate(review: Compiled
 def test_a_completer_of_an_earlier_task_cannot_complete_the_next() -> None:
     model = flow(
         {**START, "next": "first"},
-        {"id": "first", "type": "user_task", "queue": "people", "next": "second"},
+        {"id": "first", "name": "First", "type": "user_task", "queue": "people", "next": "second"},
         {
             "id": "second",
+            "name": "Second",
             "type": "approval",
             "queue": "bosses",
             "policy": {"exclude_completers_of": ["first"]},

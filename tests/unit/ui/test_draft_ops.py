@@ -44,6 +44,7 @@ def _gateway() -> dict[str, Any]:
             {"id": "start", "type": "start", "next": "review"},
             {
                 "id": "review",
+                "name": "Review",
                 "type": "approval",
                 "queue": "q.review",
                 "outcomes": {"approve": "route", "reject": "rejected"},
@@ -58,6 +59,7 @@ def _gateway() -> dict[str, Any]:
             {"id": "fork", "type": "parallel", "next": ["sign", "rejected"]},
             {
                 "id": "sign",
+                "name": "Sign",
                 "type": "user_task",
                 "queue": "q.sign",
                 "policy": {"exclude_completers_of": ["review"]},

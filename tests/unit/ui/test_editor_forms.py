@@ -16,7 +16,12 @@ from services.workflow.ui.editor_forms import (
 DOC = {
     "nodes": [
         {"id": "start", "type": "start", "next": "review"},
-        {"id": "review", "type": "approval", "outcomes": {"approve": "end", "reject": "end"}},
+        {
+            "id": "review",
+            "name": "Review",
+            "type": "approval",
+            "outcomes": {"approve": "end", "reject": "end"},
+        },
         {"id": "end", "type": "end"},
     ]
 }

@@ -46,6 +46,7 @@ DEFINITION: dict[str, Any] = {
         },
         {
             "id": "approve",
+            "name": "Approve",
             "type": "approval",
             "queue": "durable.approvers",
             "outcomes": {"approve": "order", "reject": "rejected"},
@@ -111,6 +112,7 @@ QUICK_LANE: dict[str, Any] = {
         },
         {
             "id": "approve",
+            "name": "Approve",
             "type": "approval",
             "queue": "durable.approvers",
             "outcomes": {"approve": "done", "reject": "done"},
