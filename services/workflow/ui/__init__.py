@@ -13,6 +13,7 @@ from typing import Any
 from litestar import Router
 from litestar.static_files import create_static_files_router
 
+from core.i18n import add_catalog_directory
 from services.workflow.ui.bulk import BulkController
 from services.workflow.ui.dashboards import DashboardController
 from services.workflow.ui.deadline_pages import DeadlinePagesController
@@ -40,6 +41,8 @@ TEMPLATES = HERE / "templates"
 LOCALES = HERE.parent / "locale"
 STATIC = HERE / "static"
 UI_MAX_BODY = 256 * 1024
+# The pages' Python text (labels, views) translates outside a request too (CLI, tests).
+add_catalog_directory(LOCALES)
 
 
 def ui_router() -> Router:

@@ -16,6 +16,7 @@ from typing import Any, Final
 import msgspec
 
 from contracts.errors import FieldError
+from core.i18n import N_, gettext, ngettext
 from services.workflow.definition.compiler import WORKER_QUEUES
 
 HUMAN: Final = frozenset({"approval", "user_task", "manual_task"})
@@ -24,7 +25,7 @@ DEFAULT_WORKER_QUEUE: Final[Mapping[str, str]] = {
 }
 """The engine's default worker queue per node type (the compiler's table, keyed by tag)."""
 
-INLINE_LANE: Final = "(motor — em linha)"
+INLINE_LANE: Final = N_("(engine — inline)")
 """Start, gateways and end run inline in the engine: no queue, one lane of their own."""
 
 _NODE_PATH = re.compile(r"nodes\[(\d+)\](?: \(([A-Za-z0-9_.-]+)\))?")
@@ -95,31 +96,37 @@ def _lane(node: Mapping[str, Any]) -> tuple[str, str]:
     kind = str(node.get("type"))
     queue = node.get("queue")
     if kind in HUMAN:
-        return str(queue or "—"), "fila de pessoas"
+        return str(queue or "—"), gettext("queue of people")
     if kind in DEFAULT_WORKER_QUEUE:
-        return str(queue or DEFAULT_WORKER_QUEUE[kind]), "fila de trabalho automático"
-    return INLINE_LANE, "em linha"
+        return str(queue or DEFAULT_WORKER_QUEUE[kind]), gettext("queue of automatic work")
+    return gettext(INLINE_LANE), gettext("inline")
 
 
 def _transitions(node: Mapping[str, Any]) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     nxt = node.get("next")
     if isinstance(nxt, str):
-        found.append(("segue para", nxt))
+        found.append((gettext("goes to"), nxt))
     elif isinstance(nxt, list):
-        found.extend(("ramo paralelo para", str(t)) for t in nxt)
+        found.extend((gettext("parallel branch to"), str(t)) for t in nxt)
     outcomes = node.get("outcomes")
     if isinstance(outcomes, Mapping):
-        found.extend((f"resultado «{k}» para", str(v)) for k, v in outcomes.items())
+        found.extend((_outcome_to(str(k)), str(v)) for k, v in outcomes.items())
     for i, branch in enumerate(node.get("branches") or ()):
         if isinstance(branch, Mapping):
-            found.append((f"condição {i + 1} para", str(branch.get("next"))))
+            found.append((gettext("condition %(n)s to") % {"n": i + 1}, str(branch.get("next"))))
     if node.get("default"):
-        found.append(("caso contrário para", str(node["default"])))
+        found.append((gettext("otherwise to"), str(node["default"])))
     for timer in _timers_of(node):
         if timer.get("next"):
-            found.append((f"prazo «{timer.get('id')}» para", str(timer["next"])))
+            found.append(
+                (gettext("deadline «%(id)s» to") % {"id": timer.get("id")}, str(timer["next"]))
+            )
     return found
+
+
+def _outcome_to(outcome: str) -> str:
+    return gettext("outcome «%(outcome)s» to") % {"outcome": outcome}
 
 
 def _timers_of(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -128,21 +135,24 @@ def _timers_of(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 def _timing(item: Mapping[str, Any]) -> str:
     if item.get("business_days"):
-        return f"{item['business_days']} dia(s) útil(eis)"
+        days = int(item["business_days"])
+        return ngettext("%(num)d business day", "%(num)d business days", days) % {"num": days}
     if item.get("duration"):
-        return f"duração {item['duration']}"
+        return gettext("duration %(value)s") % {"value": item["duration"]}
     if item.get("until"):
-        return f"até {item['until']}"
-    return "sem prazo definido"
+        return gettext("until %(value)s") % {"value": item["until"]}
+    return gettext("no deadline set")
 
 
 def _timers(node: Mapping[str, Any]) -> list[str]:
     described = []
     for timer in _timers_of(node):
         text = f"{timer.get('id')}: {_timing(timer)}"
-        text += "" if timer.get("interrupting", True) else " (não interrompe)"
+        text += (
+            "" if timer.get("interrupting", True) else " (" + gettext("does not interrupt") + ")"
+        )
         if timer.get("escalate_to"):
-            text += f", escala para {timer['escalate_to']}"
+            text += ", " + gettext("escalates to %(queue)s") % {"queue": timer["escalate_to"]}
         described.append(text)
     if node.get("type") == "timer":
         described.append(_timing(node))

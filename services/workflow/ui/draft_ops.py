@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from core.i18n import gettext
+
 NODE_TYPES: Final = (
     "start",
     "validation",
@@ -109,14 +111,14 @@ def label_of(key: str) -> str:
     """How the page reads a transition out, from its key (``outcome.approve``...)."""
     field, _, rest = key.partition(".")
     if field == "next":
-        return "ramo paralelo para" if rest else "segue para"
+        return gettext("parallel branch to") if rest else gettext("goes to")
     if field == "outcome":
-        return f"resultado «{rest}» para"
+        return gettext("outcome «%(outcome)s» to") % {"outcome": rest}
     if field == "branch":
-        return f"condição {int(rest) + 1} para"
+        return gettext("condition %(n)s to") % {"n": int(rest) + 1}
     if field == "timer":
-        return f"prazo «{rest}» para"
-    return "caso contrário para"
+        return gettext("deadline «%(id)s» to") % {"id": rest}
+    return gettext("otherwise to")
 
 
 def links(node: Mapping[str, Any]) -> list[Link]:

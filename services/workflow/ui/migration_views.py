@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from core.i18n import N_, gettext, ngettext
 from services.workflow.runtime.migration_plan import Blocker, MigrationReport
+from services.workflow.ui.labels import status_label
 from services.workflow.ui.migration_forms import Problem, map_field
 
 FIXED_BY_MAPPING = frozenset(
@@ -34,37 +36,46 @@ FORK_CODES = frozenset(
 """Codes about a whole fork: the mapping as a whole must change, not one node."""
 
 BLOCKER_TEXT = {
-    "not_found": "processo não encontrado",
-    "not_on_source_version": "o processo não está na versão de origem",
-    "unmapped_node": "a etapa não existe na versão de destino: escolha uma etapa correspondente",
-    "parallel_token_unmapped": "um ramo paralelo está numa etapa que não existe na versão de "
-    "destino: escolha uma etapa correspondente",
-    "mapped_node_missing": "a etapa escolhida não existe na versão de destino",
-    "target_is_start": "não é possível mandar o processo de volta ao início",
-    "token_needs_operator": "a etapa está pendente ou em mensagem morta: resolva ou repare antes",
-    "node_type_changed": "a etapa muda de tipo na versão de destino com trabalho em aberto",
-    "form_changed": "a tarefa em aberto passaria a outro formulário",
-    "join_target_not_join": "um ramo que espera na junção só pode ir para uma junção",
-    "missing_context": "faltam dados que a etapa de destino exige",
-    "parallel_scope_mismatch": "a etapa escolhida está em outro nível de paralelismo",
-    "parallel_branches_split": "os ramos paralelos cairiam em bifurcações diferentes",
-    "parallel_branches_merged": "dois ramos paralelos cairiam no mesmo ramo",
-    "join_arity_changed": "a junção na versão de destino espera outro número de ramos",
-    "changed_since_dry_run": "o processo mudou desde a simulação",
+    "not_found": N_("case not found"),
+    "not_on_source_version": N_("the case is not on the source version"),
+    "unmapped_node": N_("the step does not exist in the target version: choose a matching step"),
+    "parallel_token_unmapped": N_(
+        "a parallel branch is on a step that does not exist in the target version: "
+        "choose a matching step"
+    ),
+    "mapped_node_missing": N_("the chosen step does not exist in the target version"),
+    "target_is_start": N_("a case cannot be sent back to the start"),
+    "token_needs_operator": N_("the step is pending or a dead letter: resolve or repair it first"),
+    "node_type_changed": N_("the step changes type in the target version with open work"),
+    "form_changed": N_("the open task would move to another form"),
+    "join_target_not_join": N_("a branch waiting at a join can only go to a join"),
+    "missing_context": N_("data the target step needs is missing"),
+    "parallel_scope_mismatch": N_("the chosen step is at another level of parallelism"),
+    "parallel_branches_split": N_("the parallel branches would land on different forks"),
+    "parallel_branches_merged": N_("two parallel branches would land on the same branch"),
+    "join_arity_changed": N_("the join in the target version waits for another number of branches"),
+    "changed_since_dry_run": N_("the case changed since the dry run"),
 }
 RESULT_TEXT = {
-    "would_migrate": "Será migrado",
-    "migrated": "Migrado",
-    "blocked": "Bloqueado",
-    "failed": "Falhou",
+    "would_migrate": N_("Will be migrated"),
+    "migrated": N_("Migrated"),
+    "blocked": N_("Blocked"),
+    "failed": N_("Failed"),
 }
-ACTION_TEXT = {"keep": "mantém", "reenter": "reentra", "blocked": "bloqueado"}
+ACTION_TEXT = {"keep": N_("stays"), "reenter": N_("re-enters"), "blocked": N_("blocked")}
+
+
+def _text(table: dict[str, str], code: str) -> str:
+    found = table.get(code)
+    return gettext(found) if found else code
 
 
 def blocker_text(blocker: Blocker) -> str:
-    text = BLOCKER_TEXT.get(blocker.code)
+    found = BLOCKER_TEXT.get(blocker.code)
+    text = gettext(found) if found else None
     if text is None and blocker.code.startswith("instance_"):
-        text = f"o processo está {blocker.code.removeprefix('instance_')}"
+        status = status_label(blocker.code.removeprefix("instance_")).lower()
+        text = gettext("the case is %(status)s") % {"status": status}
     text = text or blocker.code
     if blocker.keys:
         text += f" ({', '.join(blocker.keys)})"
@@ -106,11 +117,13 @@ def report_problems(report: MigrationReport, sources: Sequence[str]) -> list[Pro
 
 
 def _processes(n: int) -> str:
-    return "1 processo" if n == 1 else f"{n} processos"
+    return ngettext("%(num)d case", "%(num)d cases", n) % {"num": n}
 
 
 def _label(field: str) -> str:
-    return f"Etapa {field.removeprefix('map-')}" if field.startswith("map-") else "Mapeamento"
+    if field.startswith("map-"):
+        return gettext("Step %(node)s") % {"node": field.removeprefix("map-")}
+    return gettext("Mapping")
 
 
 def _rank(field: str, sources: Sequence[str]) -> int:
@@ -181,7 +194,7 @@ def instance_lines(report: MigrationReport, sources: Sequence[str]) -> list[Inst
     lines = []
     for plan in report.instances:
         moves = tuple(
-            f"{t.from_node} → {t.to_node or '?'} ({ACTION_TEXT.get(t.action, t.action)})"
+            f"{t.from_node} → {t.to_node or '?'} ({_text(ACTION_TEXT, t.action)})"
             for t in plan.tokens
         )
         blockers = tuple(
@@ -192,7 +205,7 @@ def instance_lines(report: MigrationReport, sources: Sequence[str]) -> list[Inst
                 id=plan.instance_id,
                 protocol=plan.protocol or plan.instance_id,
                 result=plan.result,
-                result_text=RESULT_TEXT.get(plan.result, plan.result),
+                result_text=_text(RESULT_TEXT, plan.result),
                 moves=moves,
                 blockers=blockers,
                 error=plan.error,

@@ -7,13 +7,13 @@ import copy
 
 from contracts.errors import FieldError
 from modules.diario.workflows import PUBLICACAO
-from services.workflow.ui.definition_views import INLINE_LANE, compare, node_errors, swimlanes
+from services.workflow.ui.definition_views import compare, node_errors, swimlanes
 
 
 def test_nodes_are_grouped_by_human_queue_worker_queue_and_inline_in_definition_order() -> None:
     lanes = {lane.title: [n.id for n in lane.nodes] for lane in swimlanes(PUBLICACAO)}
     assert lanes == {
-        INLINE_LANE: ["submitted", "published", "rejected"],
+        "(motor — em linha)": ["submitted", "published", "rejected"],
         "diario.revisao": ["review"],
         "diario.publicacao": ["approve"],
         "integration": ["publish"],
