@@ -21,12 +21,21 @@ run() {
 # Both cores: each pytest-xdist worker has its own databases (tests/conftest.py); an idle worker
 # takes tests from a busy one. TRAMITA_TEST_WORKERS=0 runs in this process only.
 workers=(-n "${TRAMITA_TEST_WORKERS:-2}" --dist worksteal)
+# Coverage slows every test by about a quarter: measured on request (TRAMITA_TEST_COVERAGE=1).
+cov_first=() cov_last=()
+if [ "${TRAMITA_TEST_COVERAGE:-0}" = "1" ]; then
+  cov_first=(--cov --cov-report=)
+  cov_last=(--cov --cov-append --cov-report=term:skip-covered)
+fi
 status=0
 echo "== tests on SQLite =="
-TRAMITA_TEST_BACKEND=sqlite run -q "${workers[@]}" --cov --cov-report= "$@" || status=1
+TRAMITA_TEST_BACKEND=sqlite run -q -rfE "${workers[@]}" "${cov_first[@]}" "$@" || status=1
+# The browser tests (tests/e2e/ui) run once, on SQLite: they check what a page shows and how it
+# behaves in Chromium; what each page reads and writes is tested on both databases by the HTTP
+# page tests in tests/e2e/api.
 echo "== database tests on PostgreSQL =="
-TRAMITA_TEST_BACKEND=postgresql run -q -m db "${workers[@]}" --cov --cov-append \
-  --cov-report=term:skip-covered "$@" || status=1
+TRAMITA_TEST_BACKEND=postgresql run -q -rfE -m db --ignore=tests/e2e/ui "${workers[@]}" \
+  "${cov_last[@]}" "$@" || status=1
 # The example outside module's own suite, as its team runs it: from its folder, with its own
 # pytest settings (its `tests` package would shadow ours in one session), on both databases.
 echo "== the example outside module's own tests (examples/tramita-module-alvara) =="
