@@ -73,7 +73,7 @@ async def _check(page: Page, name: str, violations: dict[str, list[Any]]) -> Non
 
 async def _to_instances(page: Page, site: Site) -> None:
     await page.goto(f"{site.url}{MIGRATIONS}")
-    await page.get_by_label("Definição").select_option(KEY)
+    await page.get_by_label("Fluxo").select_option(KEY)
     await page.get_by_role("button", name="Ver versões").click()
     await expect(page.get_by_label("Versão de origem")).to_have_value("1")
     await expect(page.get_by_label("Versão de destino")).to_have_value("2")
@@ -91,7 +91,7 @@ async def test_an_operator_maps_a_renamed_node_dry_runs_and_migrates_chosen_inst
 
     await page.get_by_role("link", name="Migrações").click()
     await expect(page.get_by_role("heading", level=1)).to_contain_text("Passo 1 de 5")
-    await page.get_by_label("Definição").select_option(KEY)
+    await page.get_by_label("Fluxo").select_option(KEY)
     await page.get_by_role("button", name="Ver versões").click()
     await _check(page, "start", violations)
     await page.get_by_role("button", name="Continuar: escolher processos").click()
@@ -112,18 +112,18 @@ async def test_an_operator_maps_a_renamed_node_dry_runs_and_migrates_chosen_inst
     await _check(page, "mapping", violations)
     await page.get_by_role("button", name="Simular (nada muda)").click()
 
-    await expect(page.get_by_role("status")).to_contain_text("0 processo(s) seriam migrados")
+    await expect(page.get_by_role("status")).to_contain_text("0 processo seria migrado")
     await expect(page.get_by_role("alert")).to_contain_text("Etapa triagem")
     await expect(select).to_have_attribute("aria-invalid", "true")
     await expect(select).to_have_attribute("aria-describedby", "map-triagem-help map-triagem-error")
     await expect(page.locator("#map-triagem-error")).to_contain_text("2 processos")
     await expect(select).to_be_focused()
-    await expect(page.get_by_role("button", name="Migrar 2 processo(s)")).to_have_count(0)
+    await expect(page.get_by_role("button", name="Migrar 2 processos")).to_have_count(0)
     await _check(page, "dry-run-blocked", violations)
 
     await select.select_option("analise")
     await page.get_by_role("button", name="Simular de novo com este mapeamento").click()
-    await expect(page.get_by_role("status")).to_contain_text("2 processo(s) seriam migrados")
+    await expect(page.get_by_role("status")).to_contain_text("2 processos seriam migrados")
     await expect(page.get_by_role("alert")).to_have_count(0)
     report = page.get_by_role("table", name="O que aconteceria com cada processo escolhido")
     await expect(report).to_contain_text("triagem → analise (reentra)")
@@ -131,7 +131,7 @@ async def test_an_operator_maps_a_renamed_node_dry_runs_and_migrates_chosen_inst
     await expect(hidden).to_have_count(2)
     await _check(page, "dry-run", violations)
 
-    await page.get_by_role("button", name="Migrar 2 processo(s)").click()
+    await page.get_by_role("button", name="Migrar 2 processos").click()
     await expect(page.get_by_role("alert")).to_contain_text("Informe o motivo da migração.")
     await expect(page.get_by_label("Motivo")).to_be_focused()
     await expect(page.get_by_label("Motivo")).to_have_attribute("aria-invalid", "true")
@@ -139,8 +139,8 @@ async def test_an_operator_maps_a_renamed_node_dry_runs_and_migrates_chosen_inst
     await _check(page, "reason-missing", violations)
 
     await page.get_by_label("Motivo").fill("Triagem passou a se chamar análise")
-    await page.get_by_role("button", name="Migrar 2 processo(s)").click()
-    await expect(page.get_by_role("status")).to_contain_text("2 processo(s) migrados")
+    await page.get_by_role("button", name="Migrar 2 processos").click()
+    await expect(page.get_by_role("status")).to_contain_text("2 processos migrados")
     done = page.get_by_role("table", name="Resultado da migração de cada processo")
     await expect(done.get_by_role("row").filter(has_text="Migrado")).to_have_count(2)
     await _check(page, "result", violations)
@@ -166,8 +166,8 @@ async def test_the_wizard_works_without_javascript(site: Site, browser: Browser)
     await page.locator("#map-triagem").select_option("analise")
     await page.get_by_role("button", name="Simular (nada muda)").click()
     await page.get_by_label("Motivo").fill("Sem JavaScript")
-    await page.get_by_role("button", name="Migrar 1 processo(s)").click()
-    await expect(page.get_by_role("status")).to_contain_text("1 processo(s) migrados")
+    await page.get_by_role("button", name="Migrar 1 processo").click()
+    await expect(page.get_by_role("status")).to_contain_text("1 processo migrado")
     await context.close()
     assert (await site.service.engine.status(only)).current_nodes == ("analise",)
 
@@ -185,10 +185,10 @@ async def test_an_instance_that_moved_after_the_dry_run_is_not_migrated(
     migrator: Migrator = site.platform.extras[MIGRATOR_KEY]
     await migrator.repair(only, token_id="t", to_node="triagem", reason="refazer", actor=PUBLISHER)
     await page.get_by_label("Motivo").fill("Atrasado")
-    await page.get_by_role("button", name="Migrar 1 processo(s)").click()
+    await page.get_by_role("button", name="Migrar 1 processo").click()
     done = page.get_by_role("table", name="Resultado da migração de cada processo")
     await expect(done).to_contain_text("O processo mudou desde a simulação")
-    await expect(page.get_by_role("status")).to_contain_text("0 processo(s) migrados")
+    await expect(page.get_by_role("status")).to_contain_text("0 processo migrado")
     await context.close()
     assert (await site.service.engine.status(only)).definition_version == 1
 
@@ -225,7 +225,7 @@ async def test_tampered_hidden_fields_are_refused_on_their_step(
     await expect(page.locator("#map-triagem-error")).to_have_text(
         "A etapa nowhere não existe na versão 2."
     )
-    await expect(page.get_by_role("button", name="Migrar 1 processo(s)")).to_have_count(0)
+    await expect(page.get_by_role("button", name="Migrar 1 processo")).to_have_count(0)
     await context.close()
 
 
