@@ -63,7 +63,7 @@ async def test_an_act_is_reviewed_approved_published_and_followed_by_the_citizen
 
     await page.goto(f"{site.url}/cms/workflow/instances/{act.instance_id}")
     await expect(page.get_by_role("heading", level=1)).to_contain_text("Processo DOM-")
-    await expect(page.locator(".facts")).to_contain_text("completed")
+    await expect(page.locator(".facts")).to_contain_text("Concluído")
     violations["instance"] = await serious_violations(page)
     await shoot(page, "05-instance")
     await page.goto(f"{site.url}/cms/workflow/operations/dead-letters")
