@@ -35,7 +35,7 @@ KERNEL_COMMANDS = (
     LazyCommand("user", "core.cli_identity:user_group", "Local users."),
     LazyCommand("token", "core.cli_identity:token_group", "API tokens."),
 )
-LONG_RUNNING = frozenset({"serve", "run", "tick"})
+LONG_RUNNING = frozenset({"serve", "run", "tick", "worker", "relay"})
 """Commands that log at the configured level (servers); the others are quiet unless --verbose."""
 
 
