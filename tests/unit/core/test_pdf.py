@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.pdf import PdfRenderError, render_pdf
+from tests.conftest import unavailable
 
 HTML = "<h1>Diário Oficial nº 12</h1><p>Ação <b>negrito</b> <i>itálico</i> <code>x = 1</code></p>"
 
@@ -17,7 +18,7 @@ HTML = "<h1>Diário Oficial nº 12</h1><p>Ação <b>negrito</b> <i>itálico</i> 
 def poppler(tool: str, pdf: bytes, tmp_path: Path, *args: str) -> str:
     """What one of poppler-utils' tools prints of ``pdf`` (CI installs them; .ci/run)."""
     if shutil.which(tool) is None:
-        pytest.skip(f"{tool} (poppler-utils) is not installed")
+        unavailable(tool, "poppler-utils is not installed (.ci/run installs it)")
     path = tmp_path / "out.pdf"
     path.write_bytes(pdf)
     return subprocess.run(
