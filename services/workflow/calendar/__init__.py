@@ -39,31 +39,37 @@ from .model import (
     validate_rule,
 )
 from .provider import provider_version
-from .revision import CalendarChange, revise
+from .revision import CalendarChange, CalendarEdit, follow_state, revise
 from .spec import (
     AnnualHoliday,
     CalendarSpec,
     DatedHoliday,
     LocalHoliday,
+    OptionalDay,
+    StateLayer,
     seal_spec,
     spec_checksum,
     validate_spec,
     verify_spec,
 )
-from .workdays import Calendar
+from .workdays import LAYERS, Calendar, Closure, ClosureLayer
 
 __all__ = [
     "ESIC_APPEAL",
     "ESIC_REQUEST",
+    "LAYERS",
     "OUVIDORIA",
     "AnnualHoliday",
     "Calendar",
     "CalendarChange",
+    "CalendarEdit",
     "CalendarExhausted",
     "CalendarMismatch",
     "CalendarRevisionInvalid",
     "CalendarSpec",
     "CalendarSpecInvalid",
+    "Closure",
+    "ClosureLayer",
     "DatedHoliday",
     "Deadline",
     "DeadlineAudit",
@@ -75,9 +81,12 @@ __all__ = [
     "Extension",
     "ExtensionRefused",
     "LocalHoliday",
+    "OptionalDay",
     "Resumption",
+    "StateLayer",
     "Suspension",
     "extend",
+    "follow_state",
     "is_overdue",
     "provider_version",
     "recompute",

@@ -17,7 +17,7 @@ import msgspec
 from contracts.workflow.legal import LegalRule
 
 from .provider import portuguese_name
-from .workdays import Calendar, require_aware
+from .workdays import Calendar, Closure, require_aware
 
 ReceiptReason = Literal["after_cutoff", "closed_day"]
 WEEKEND = "fim de semana"
@@ -94,11 +94,18 @@ def receive(calendar: Calendar, filed_at: datetime, rule: ReceiptRule = DEFAULT_
     )
 
 
+def closure_text(calendar: Calendar, day: date, closure: Closure) -> str:
+    """One closure in pt-BR; a dated ponto facultativo the city closed says so, with its
+    decree (a ``facultative`` name reads as the holiday's name, as it always has)."""
+    name = portuguese_name(calendar.subdivision, day, closure.name)
+    if closure.layer == "optional" and closure.decree:
+        return f"{name} (ponto facultativo, {closure.decree})"
+    return name
+
+
 def why_closed(calendar: Calendar, day: date) -> tuple[str, ...]:
     """Why ``day`` has no office hours, in pt-BR (empty on a business day)."""
-    names = tuple(
-        portuguese_name(calendar.spec.subdivision, day, name) for name in calendar.closures(day)
-    )
+    names = tuple(closure_text(calendar, day, item) for item in calendar.closed_by(day))
     if day.weekday() >= 5:
         return (WEEKEND, *names)
     return names

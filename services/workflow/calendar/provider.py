@@ -64,6 +64,27 @@ def year_holidays(
     return MappingProxyType({day: tuple(names) for day, names in found.items()})
 
 
+@lru_cache(maxsize=512)
+def year_layers(
+    subdivision: str | None, year: int, facultative: frozenset[str]
+) -> Mapping[date, tuple[tuple[str, str], ...]]:
+    """Like :func:`year_holidays`, each name with the layer that closes the day: ``national``
+    (a public holiday of the whole country), ``state`` (public only in the subdivision) or
+    ``optional`` (an opted-in name of the OPTIONAL category)."""
+    national = _holidays(None, year, PUBLIC)
+    found: dict[date, list[tuple[str, str]]] = {}
+    for day, names in year_holidays(subdivision, year, facultative).items():
+        countrywide = set(national.get_list(day)) if day in national else set()
+        optional = set(_holidays(subdivision, year, OPTIONAL).get_list(day)) & facultative
+        for name in names:
+            if name in countrywide:
+                layer = "national"
+            else:
+                layer = "optional" if name in optional else "state"
+            found.setdefault(day, []).append((name, layer))
+    return MappingProxyType({day: tuple(items) for day, items in found.items()})
+
+
 @lru_cache(maxsize=4096)
 def portuguese_name(subdivision: str | None, day: date, name: str) -> str:
     """The pt-BR name the package gives the holiday ``name`` (en_US) on ``day``; names it does

@@ -21,6 +21,7 @@ from services.workflow.calendar import CalendarSpec
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_deadlines as d
+from services.workflow.runtime.deadline_ports import CalendarVersionRow
 from services.workflow.runtime.deadlines import DeadlineRow
 from services.workflow.runtime.legal_time import COUNTED_ACTION
 from services.workflow.runtime.ports import TimerRecord
@@ -83,6 +84,38 @@ class SqlDeadlineRepo:
             .returning(d.calendars.c.version)
         )
         return (await self.conn.execute(statement)).first() is not None
+
+    async def latest_calendars(self) -> list[CalendarSpec]:
+        """The newest version of every calendar key, by key."""
+        c = d.calendars.c
+        newest = (
+            sa.select(c.key, sa.func.max(c.version).label("version")).group_by(c.key).subquery()
+        )
+        rows = await self.conn.execute(
+            sa.select(c.spec)
+            .join(newest, sa.and_(newest.c.key == c.key, newest.c.version == c.version))
+            .order_by(c.key)
+        )
+        return [msgspec.convert(r.spec, CalendarSpec) for r in rows]
+
+    async def calendar_versions(self, key: str) -> list[CalendarVersionRow]:
+        """Every stored version of ``key``, newest first."""
+        c = d.calendars.c
+        rows = await self.conn.execute(
+            sa.select(c.key, c.version, c.checksum, c.created_at, c.created_by)
+            .where(c.key == key)
+            .order_by(c.version.desc())
+        )
+        return [
+            CalendarVersionRow(
+                key=r.key,
+                version=r.version,
+                checksum=r.checksum,
+                created_at=r.created_at,
+                created_by=r.created_by,
+            )
+            for r in rows
+        ]
 
     # --- deadlines ----------------------------------------------------------------------------
 

@@ -34,6 +34,16 @@ class CalendarVersionConflict(Conflict):
     title = "Calendar version conflict"
 
 
+class CalendarVersionRow(msgspec.Struct, frozen=True, kw_only=True):
+    """One stored calendar version as an admin lists it."""
+
+    key: str
+    version: int
+    checksum: str
+    created_at: datetime
+    created_by: str
+
+
 class DeadlineRow(msgspec.Struct, frozen=True, kw_only=True):
     """A ``workflow_deadlines`` row: the event log plus the cached result."""
 
@@ -76,6 +86,10 @@ class DeadlineStore(Protocol):
     async def latest_calendar(self, key: str) -> CalendarSpec | None: ...
 
     async def add_calendar(self, spec: CalendarSpec, *, at: datetime, by: str) -> bool: ...
+
+    async def latest_calendars(self) -> list[CalendarSpec]: ...
+
+    async def calendar_versions(self, key: str) -> list[CalendarVersionRow]: ...
 
     async def deadline(self, instance_id: str, name: str) -> DeadlineRow | None: ...
 

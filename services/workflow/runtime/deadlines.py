@@ -16,19 +16,17 @@ is cancelled instead of being revived.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from datetime import date, datetime
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import msgspec
 import structlog
 
-from contracts.errors import ConcurrentModification, InvalidTransition, NotFound
+from contracts.errors import InvalidTransition, NotFound
 from contracts.kernel import Actor, AuditEntry, Clock
 from services.workflow.calendar import (
     Calendar,
-    CalendarSpec,
-    DatedHoliday,
     Deadline,
     DeadlineAudit,
     DeadlineRule,
@@ -38,12 +36,11 @@ from services.workflow.calendar import (
     remaining,
     replay,
     resume,
-    revise,
     start_deadline,
     suspend,
-    verify_spec,
 )
 from services.workflow.runtime.applier import state_from_json
+from services.workflow.runtime.calendar_book import CalendarBook, CalendarRevision
 from services.workflow.runtime.deadline_ports import (
     CalendarNotFound,
     CalendarVersionConflict,
@@ -66,6 +63,7 @@ log = structlog.get_logger("tramita.workflow.deadlines")
 
 __all__ = [
     "CalendarNotFound",
+    "CalendarRevision",
     "CalendarVersionConflict",
     "DeadlineExists",
     "DeadlineNotFound",
@@ -82,8 +80,9 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
-class DeadlineService:
-    """Calendars and deadlines, one transaction per call, every change audited."""
+class DeadlineService(CalendarBook):
+    """Calendars and deadlines, one transaction per call, every change audited (the calendar
+    operations are :class:`~.calendar_book.CalendarBook`'s)."""
 
     def __init__(
         self,
@@ -93,132 +92,8 @@ class DeadlineService:
         clock: Clock,
         legal: LegalTime,
     ) -> None:
-        self._uow = uow_factory
-        self._store = store
-        self._clock = clock
+        super().__init__(uow_factory=uow_factory, store=store, clock=clock)
         self.legal = legal
-        # Versions are immutable, so a built calendar can be reused for the process lifetime.
-        self._calendars: dict[tuple[str, int, str], Calendar] = {}
-
-    # --- calendars ----------------------------------------------------------------------------
-
-    async def publish_calendar(self, spec: CalendarSpec, actor: Actor) -> bool:
-        """Store a sealed spec as a new version; False if this exact version is already stored.
-
-        A different spec under a stored version, or a gap in the numbering, is refused.
-        """
-        verify_spec(spec)
-        async with self._uow() as uow:
-            store = self._store(uow)
-            created = await self._add_version(uow, store, spec, actor)
-            if created:
-                await uow.audit(
-                    AuditEntry(
-                        action="workflow.calendar.published",
-                        object_type="workflow_calendar",
-                        object_id=spec.key,
-                        actor=actor,
-                        after={"version": spec.version, "checksum": spec.checksum},
-                    )
-                )
-            await uow.commit()
-        return created
-
-    async def _add_version(
-        self, uow: UnitOfWork, store: DeadlineStore, spec: CalendarSpec, actor: Actor
-    ) -> bool:
-        latest = await store.latest_calendar(spec.key)
-        top = 0 if latest is None else latest.version
-        if spec.version <= top:
-            stored = await store.calendar(spec.key, spec.version)
-            if stored is not None and stored.checksum == spec.checksum:
-                return False
-            raise CalendarVersionConflict(
-                "A stored calendar version cannot change.",
-                calendar_key=spec.key,
-                version=spec.version,
-            )
-        if spec.version != top + 1:
-            raise CalendarVersionConflict(
-                "Calendar versions follow each other.",
-                calendar_key=spec.key,
-                version=spec.version,
-                latest_version=top,
-            )
-        if not await store.add_calendar(spec, at=self._clock.now(), by=actor.id):
-            raise ConcurrentModification(
-                "Another process stored this calendar version.",
-                calendar_key=spec.key,
-                version=spec.version,
-            )
-        return True
-
-    async def revise_calendar(
-        self,
-        key: str,
-        *,
-        add_closed: Sequence[DatedHoliday] = (),
-        remove_closed: Sequence[date] = (),
-        reason: str,
-        actor: Actor,
-    ) -> CalendarSpec:
-        """Store the next version of calendar ``key`` with closures added/removed, audited."""
-        now = self._clock.now()
-        async with self._uow() as uow:
-            store = self._store(uow)
-            current = await store.latest_calendar(key)
-            if current is None:
-                raise CalendarNotFound(calendar_key=key)
-            spec, change = revise(
-                current,
-                add_closed=add_closed,
-                remove_closed=remove_closed,
-                reason=reason,
-                actor=actor.id,
-                at=now,
-            )
-            await self._add_version(uow, store, spec, actor)
-            await uow.audit(
-                AuditEntry(
-                    action="workflow.calendar.revised",
-                    object_type="workflow_calendar",
-                    object_id=key,
-                    actor=actor,
-                    before={"version": change.version_before, "checksum": change.checksum_before},
-                    after={
-                        "version": change.version_after,
-                        "checksum": change.checksum_after,
-                        "added": [item.on.isoformat() for item in change.added],
-                        "removed": [day.isoformat() for day in change.removed],
-                    },
-                    reason=change.reason,
-                )
-            )
-            await uow.commit()
-        return spec
-
-    async def calendar(self, key: str, version: int | None = None) -> CalendarSpec:
-        """A stored version (the latest if ``version`` is None)."""
-        async with self._uow() as uow:
-            store = self._store(uow)
-            spec = await (
-                store.latest_calendar(key) if version is None else store.calendar(key, version)
-            )
-        if spec is None:
-            raise CalendarNotFound(calendar_key=key, version=version)
-        return spec
-
-    def _build(self, spec: CalendarSpec) -> Calendar:
-        cache_key = (spec.key, spec.version, spec.checksum)
-        if cache_key not in self._calendars:
-            self._calendars[cache_key] = Calendar.from_spec(spec)
-        return self._calendars[cache_key]
-
-    async def _latest(self, store: DeadlineStore, key: str) -> Calendar:
-        spec = await store.latest_calendar(key)
-        if spec is None:
-            raise CalendarNotFound(calendar_key=key)
-        return self._build(spec)
 
     # --- deadlines ----------------------------------------------------------------------------
 
@@ -389,7 +264,7 @@ class DeadlineService:
         spec = await store.calendar(row.calendar_key, row.calendar_version)
         if spec is None:
             raise CalendarNotFound(calendar_key=row.calendar_key, version=row.calendar_version)
-        calendar = self._build(spec)
+        calendar = await self._build(store, spec)
         deadline = replay(row.rule, calendar, row.started_at, row.events)
         if deadline.due != row.due_at or deadline.status != row.status:
             # The stored log is the truth; a differing cache means the holiday data changed.
