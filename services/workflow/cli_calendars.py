@@ -1,8 +1,12 @@
 """``tramita calendar show|add|import``: the legal calendars deadlines count on.
 
-Each change stores a new calendar version (audited, with the reason) and recomputes the open
-deadlines counting with an older version, each recording the version it now uses. Dates are
-read and printed as dd/mm/aaaa or ISO (aaaa-mm-dd); exit 1 with one line on a Tramita error.
+Each change goes through ``DeadlineService.change_calendar`` (the same operation as the admin
+page): a new calendar version, audited with the reason, the city calendars built on a changed
+state calendar following it, and the open deadlines counting with an older version recomputed,
+each recording the version it now uses. ``add`` adds a decreed closure (the default), a dated
+ponto facultativo with the city's decision (``--optional --closes|--open --decree``), a state
+or a municipal holiday. Dates are read and printed as dd/mm/aaaa or ISO (aaaa-mm-dd); exit 1
+with one line on a bad option or a Tramita error.
 """
 
 from __future__ import annotations
@@ -16,8 +20,17 @@ import msgspec
 from contracts.kernel import Actor
 from core.localtime import date_text
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.calendar import Calendar, CalendarSpec, DatedHoliday, seal_spec
-from services.workflow.calendar.legal import WEEKEND, why_closed
+from services.workflow.calendar import (
+    AnnualHoliday,
+    Calendar,
+    CalendarEdit,
+    CalendarSpec,
+    DatedHoliday,
+    LocalHoliday,
+    OptionalDay,
+    seal_spec,
+)
+from services.workflow.calendar.legal import closure_text
 from services.workflow.cli_deadlines import _actor, _with_service
 
 
@@ -32,24 +45,62 @@ def _day(text: str) -> date:
         raise click.BadParameter("use dd/mm/aaaa or aaaa-mm-dd") from exc
 
 
-def _lines(spec: CalendarSpec, year: int | None) -> list[str]:
+# How the CLI names each layer (pt-BR, like the rest of its output).
+LAYER_TEXT = {
+    "national": "nacional",
+    "state": "estadual",
+    "municipal": "municipal",
+    "optional": "ponto facultativo",
+    "decree": "decreto",
+}
+
+
+def _year_lines(calendar: Calendar, year: int) -> list[str]:
+    """Each closed day with the layer that closes it, and the optional days kept open."""
+    lines: list[str] = []
+    kept_open = {item.on: item for item in calendar.optional_days(year) if not item.closes}
+    day = date(year, 1, 1)
+    while day.year == year:
+        closures = calendar.closed_by(day)
+        if closures:
+            names = "; ".join(
+                f"{closure_text(calendar, day, c)} [{LAYER_TEXT[c.layer]}]" for c in closures
+            )
+            lines.append(f"  {date_text(day)}: {names}")
+        elif day in kept_open:
+            item = kept_open[day]
+            lines.append(
+                f"  {date_text(day)}: {item.name} [ponto facultativo, {item.decree}] — "
+                "aberto (dia útil)"
+            )
+        day = date.fromordinal(day.toordinal() + 1)
+    return lines
+
+
+def _lines(calendar: Calendar, year: int | None) -> list[str]:
+    spec = calendar.spec
+    layer = "estadual" if spec.layer == "state" else "municipal"
     lines = [
         f"{spec.key} v{spec.version} ({spec.timezone}) {spec.checksum}",
-        f"  estado: {spec.subdivision or '—'}; pontos facultativos fechados: "
-        f"{', '.join(spec.facultative) or 'nenhum'}",
+        f"  camada: {layer}; estado: {calendar.subdivision or '—'}; pontos facultativos "
+        f"fechados: {', '.join(spec.facultative) or 'nenhum'}",
     ]
-    for item in spec.municipal_holidays:
-        lines.append(f"  municipal: {item.name}")
+    if spec.state is not None:
+        lines.append(f"  sobre o calendário estadual: {spec.state.key} v{spec.state.version}")
+    for holiday in spec.state_holidays:
+        lines.append(f"  estadual: {holiday.name}")
+    for holiday in spec.municipal_holidays:
+        lines.append(f"  municipal: {holiday.name}")
     for item in spec.extra_closed:
         lines.append(f"  fechado por decreto: {date_text(item.on)} {item.name}")
+    for optional in spec.optional_days:
+        decision = "fecha" if optional.closes else "aberto"
+        lines.append(
+            f"  ponto facultativo: {date_text(optional.on)} {optional.name} — {decision} "
+            f"({optional.decree})"
+        )
     if year is not None:
-        calendar = Calendar.from_spec(spec)
-        day = date(year, 1, 1)
-        while day.year == year:
-            names = [n for n in why_closed(calendar, day) if n != WEEKEND]
-            if names:
-                lines.append(f"  {date_text(day)}: {', '.join(names)}")
-            day = date.fromordinal(day.toordinal() + 1)
+        lines += _year_lines(calendar, year)
     return lines
 
 
@@ -66,40 +117,113 @@ def calendar_group() -> None:
 def show_cmd(key: str, version: int | None, year: int | None, as_json: bool) -> None:
     """The stored calendar KEY (its latest version unless --version)."""
 
-    async def _go(service: WorkflowService) -> CalendarSpec:
-        return await service.deadlines.calendar(key, version)
+    if year is not None and not 1900 <= year <= 2200:
+        raise click.ClickException("--year: give a year between 1900 and 2200")
 
-    spec = _with_service(_go)
+    async def _go(service: WorkflowService) -> Calendar:
+        return await service.deadlines.built_calendar(key, version)
+
+    calendar = _with_service(_go)
     if as_json:
-        click.echo(msgspec.json.encode(spec).decode())
+        click.echo(msgspec.json.encode(calendar.spec).decode())
         return
-    for line in _lines(spec, year):
+    for line in _lines(calendar, year):
         click.echo(line)
+
+
+def _edit(
+    day: date, name: str, kind: str, closes: bool | None, decree: str | None, every_year: bool
+) -> CalendarEdit:
+    """The change ``add`` asks for; a bad combination of options is one line, exit 1."""
+    if kind != "optional" and (closes is not None or decree):
+        raise click.ClickException("--closes/--open and --decree go with --optional")
+    if kind in ("closed", "optional") and every_year:
+        raise click.ClickException("--every-year goes with --state-holiday or --municipal-holiday")
+    if kind == "optional":
+        if closes is None:
+            raise click.ClickException("--optional needs the decision: --closes or --open")
+        if not decree or not decree.strip():
+            raise click.ClickException("--optional needs --decree (the act that decreed it)")
+        return CalendarEdit(
+            optional_days=(OptionalDay(name=name, on=day, closes=closes, decree=decree.strip()),)
+        )
+    if kind == "closed":
+        return CalendarEdit(add_closed=(DatedHoliday(name=name, on=day),))
+    holiday: LocalHoliday = (
+        AnnualHoliday(name=name, month=day.month, day=day.day)
+        if every_year
+        else DatedHoliday(name=name, on=day)
+    )
+    if kind == "state":
+        return CalendarEdit(state_holidays=(holiday,))
+    return CalendarEdit(municipal_holidays=(holiday,))
+
+
+def _kind(optional: bool, state: bool, municipal: bool) -> str:
+    chosen = [
+        k for k, on in (("optional", optional), ("state", state), ("municipal", municipal)) if on
+    ]
+    if len(chosen) > 1:
+        raise click.ClickException("choose one of --optional, --state-holiday, --municipal-holiday")
+    return chosen[0] if chosen else "closed"
+
+
+def _done(kind: str, closes: bool | None) -> str:
+    if kind == "optional":
+        return "ponto facultativo, fechado" if closes else "ponto facultativo, aberto"
+    return {"closed": "fechado", "state": "feriado estadual", "municipal": "feriado municipal"}[
+        kind
+    ]
 
 
 @calendar_group.command("add")
 @click.argument("key")
-@click.option("--date", "day", required=True, help="The closed day (dd/mm/aaaa).")
-@click.option("--name", required=True, help="What closes it, e.g. 'Ponto facultativo'.")
-@click.option("--reason", required=True, help="The decree or act (audit trail).")
+@click.option("--date", "day", required=True, help="The day (dd/mm/aaaa).")
+@click.option("--name", required=True, help="What it is, e.g. 'Ponto facultativo'.")
+@click.option("--reason", required=True, help="Why the change is made (audit trail).")
+@click.option("--optional", is_flag=True, help="A dated ponto facultativo (with --closes/--open).")
+@click.option(
+    "--closes/--open",
+    "closes",
+    default=None,
+    help="The city's decision for an optional day: its offices close, or stay open.",
+)
+@click.option("--decree", default=None, help="The act that decreed the optional day.")
+@click.option("--state-holiday", is_flag=True, help="A state holiday (in a state calendar).")
+@click.option("--municipal-holiday", is_flag=True, help="A municipal holiday.")
+@click.option("--every-year", is_flag=True, help="The holiday falls on this day every year.")
 @click.option("--as", "user_id", default=None, help="User id recorded as the actor.")
-def add_cmd(key: str, day: str, name: str, reason: str, user_id: str | None) -> None:
-    """Close DATE in calendar KEY (a new version) and recompute the open deadlines."""
-    closed = DatedHoliday(name=name, on=_day(day))
+def add_cmd(
+    key: str,
+    day: str,
+    name: str,
+    reason: str,
+    optional: bool,
+    closes: bool | None,
+    decree: str | None,
+    state_holiday: bool,
+    municipal_holiday: bool,
+    every_year: bool,
+    user_id: str | None,
+) -> None:
+    """Add a closed day, an optional day or a holiday to calendar KEY (a new version; the
+    cities built on a state calendar follow it) and recompute the open deadlines."""
+    kind = _kind(optional, state_holiday, municipal_holiday)
+    on = _day(day)
+    edit = _edit(on, name, kind, closes, decree, every_year)
     actor = _actor(user_id)
 
-    async def _go(service: WorkflowService) -> tuple[CalendarSpec, int]:
-        spec = await service.deadlines.revise_calendar(
-            key, add_closed=[closed], reason=reason, actor=actor
-        )
-        moved = await service.deadlines.recompute_open(key, actor)
-        return spec, len(moved)
+    async def _go(service: WorkflowService) -> tuple[CalendarSpec, tuple[CalendarSpec, ...], int]:
+        done = await service.deadlines.change_calendar(key, edit, reason=reason, actor=actor)
+        return done.spec, done.followers, done.recomputed
 
-    spec, moved = _with_service(_go)
+    spec, followers, moved = _with_service(_go)
     click.echo(
-        f"{spec.key} v{spec.version}: {date_text(closed.on)} fechado; "
+        f"{spec.key} v{spec.version}: {date_text(on)} {_done(kind, closes)}; "
         f"{moved} prazo(s) recalculado(s)"
     )
+    for city in followers:
+        click.echo(f"  {city.key} v{city.version} segue {spec.key} v{spec.version}")
 
 
 @calendar_group.command("import")

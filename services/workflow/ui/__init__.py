@@ -15,6 +15,7 @@ from litestar.static_files import create_static_files_router
 
 from core.i18n import add_catalog_directory
 from services.workflow.ui.bulk import BulkController
+from services.workflow.ui.calendar_pages import CalendarPagesController
 from services.workflow.ui.dashboards import DashboardController
 from services.workflow.ui.deadline_pages import DeadlinePagesController
 from services.workflow.ui.definitions import DefinitionPagesController
@@ -63,6 +64,7 @@ def ui_router() -> Router:
             InstancePageController,
             InstanceActionsController,
             QueuePagesController,
+            CalendarPagesController,
             DeadlinePagesController,
             DocumentPageController,
             OperationsController,
