@@ -7,7 +7,7 @@ CSRF token and without a reason (nothing changes)."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Any
+from zoneinfo import ZoneInfo
 
 from contracts.workflow.types import StartRequest
 from core.clock import FixedClock
@@ -18,9 +18,9 @@ from services.workflow.calendar import (
     StateLayer,
     seal_spec,
 )
+from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.conftest import Api
 from tests.e2e.api.human_helpers import user_id
-from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.test_operator_pages import CSRF_COOKIE, _audit, _post
 from tests.integration.deadlines.esic import DEADLINE, ESIC, OFFICER
 
@@ -36,6 +36,7 @@ CITY = seal_spec(
 )
 CITY_URL = "/cms/workflow/calendars/br-es-vitoria"
 STATE_URL = "/cms/workflow/calendars/br-es"
+CITY_TZ = ZoneInfo("America/Sao_Paulo")
 
 
 IDS: dict[str, str] = {}
@@ -61,9 +62,7 @@ async def _city_deadline(api: Api, clock: FixedClock) -> str:
     view = await api.service.engine.start(
         StartRequest(definition_key="esic.request", actor=OFFICER)
     )
-    started = await api.service.deadlines.start(
-        view.id, DEADLINE, ESIC_REQUEST, CITY.key, OFFICER
-    )
+    started = await api.service.deadlines.start(view.id, DEADLINE, ESIC_REQUEST, CITY.key, OFFICER)
     assert started.due_at is not None and started.due_at.date() in (
         date(2027, 2, 9),
         date(2027, 2, 10),  # 23:59:59 local is already the next day in UTC
@@ -75,15 +74,6 @@ async def _due_local(api: Api, instance: str) -> tuple[date, int]:
     (view,) = await api.service.deadlines.show(instance, DEADLINE)
     assert view.due_at is not None
     return view.due_at.astimezone(CITY_TZ).date(), view.calendar_version
-
-
-def _zone() -> Any:
-    from zoneinfo import ZoneInfo
-
-    return ZoneInfo("America/Sao_Paulo")
-
-
-CITY_TZ = _zone()
 
 
 async def test_the_list_and_a_year_show_each_closed_day_with_its_layer(

@@ -89,3 +89,97 @@ def test_a_decreed_closure_makes_a_new_version_that_show_lists(cli_env: str) -> 
     assert "25/12/2026: Natal" in shown.output
     first = runner.invoke(calendar_group, ["show", "br-national", "--version", "1"])
     assert "br-national v1" in first.output and "24/12/2026" not in first.output
+
+
+STATE_ES = {"key": "br-es", "version": 1, "layer": "state", "subdivision": "ES"}
+CITY_ON_STATE = {
+    "key": "br-es-vila-velha",
+    "version": 1,
+    "subdivision": "ES",
+    "state": {"key": "br-es", "version": 1},
+}
+
+
+def _import(runner: CliRunner, tmp_path: Path, spec: dict[str, object]) -> None:
+    path = tmp_path / f"{spec['key']}.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    result = runner.invoke(calendar_group, ["import", str(path), "--as", "admin-1"])
+    assert result.exit_code == 0, result.output
+
+
+def test_an_optional_day_with_its_decision_is_listed_with_its_layer(
+    cli_env: str, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    _import(runner, tmp_path, STATE_ES)
+    _import(runner, tmp_path, CITY_ON_STATE)
+    common = ["add", "br-es-vila-velha", "--optional", "--decree", "Decreto 9/2027"]
+    closed = runner.invoke(
+        calendar_group,
+        [*common, "--closes", "--date", "09/02/2027", "--name", "Carnaval", "--reason", "r"],
+    )
+    assert closed.exit_code == 0, closed.output
+    assert "br-es-vila-velha v2: 09/02/2027 ponto facultativo, fechado" in closed.output
+    kept = runner.invoke(
+        calendar_group,
+        [*common, "--open", "--date", "10/02/2027", "--name", "Cinzas", "--reason", "r"],
+    )
+    assert "v3: 10/02/2027 ponto facultativo, aberto" in kept.output
+    shown = runner.invoke(calendar_group, ["show", "br-es-vila-velha", "--year", "2027"])
+    assert shown.exit_code == 0, shown.output
+    assert "09/02/2027: Carnaval (ponto facultativo, Decreto 9/2027) [ponto facultativo]" in (
+        shown.output
+    )
+    assert "10/02/2027: Cinzas [ponto facultativo, Decreto 9/2027] — aberto (dia útil)" in (
+        shown.output
+    )
+    assert "21/04/2027: Tiradentes [nacional]" in shown.output
+    assert "sobre o calendário estadual: br-es v1" in shown.output
+
+
+def test_a_state_holiday_added_to_the_state_calendar_reaches_its_cities(
+    cli_env: str, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    _import(runner, tmp_path, STATE_ES)
+    _import(runner, tmp_path, CITY_ON_STATE)
+    args = ["add", "br-es", "--state-holiday", "--date", "10/03/2027", "--name", "Data Magna"]
+    added = runner.invoke(calendar_group, [*args, "--reason", "Lei estadual 1/2027"])
+    assert added.exit_code == 0, added.output
+    assert "br-es v2: 10/03/2027 feriado estadual" in added.output
+    assert "br-es-vila-velha v2 segue br-es v2" in added.output
+    shown = runner.invoke(calendar_group, ["show", "br-es-vila-velha", "--year", "2027"])
+    assert "10/03/2027: Data Magna [estadual]" in shown.output
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--optional", "--decree", "D"], "--optional needs the decision: --closes or --open"),
+        (["--optional", "--closes"], "--optional needs --decree"),
+        (["--closes"], "--closes/--open and --decree go with --optional"),
+        (["--optional", "--state-holiday"], "choose one of"),
+    ],
+)
+def test_a_bad_combination_of_options_is_one_line_and_exit_1(
+    cli_env: str, extra: list[str], message: str
+) -> None:
+    args = ["add", "br-national", "--date", "09/02/2027", "--name", "X", "--reason", "r"]
+    result = CliRunner().invoke(calendar_group, [*args, *extra])
+    assert result.exit_code == 1
+    assert message in result.output
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_a_state_holiday_in_a_city_on_a_state_calendar_is_refused_in_one_line(
+    cli_env: str, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    _import(runner, tmp_path, STATE_ES)
+    _import(runner, tmp_path, CITY_ON_STATE)
+    args = ["add", "br-es-vila-velha", "--state-holiday", "--date", "10/03/2027"]
+    result = runner.invoke(calendar_group, [*args, "--name", "X", "--reason", "r"])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    shown = runner.invoke(calendar_group, ["show", "br-es-vila-velha"])
+    assert "br-es-vila-velha v1" in shown.output
