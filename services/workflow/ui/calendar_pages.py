@@ -33,6 +33,7 @@ from services.workflow.calendar import (
 )
 from services.workflow.calendar.legal import closure_text
 from services.workflow.ui.actions import MAX_REASON, NO_REASON, REFUSED
+from services.workflow.ui.people import names_of
 from services.workflow.ui.web import (
     page,
     page_requires,
@@ -207,6 +208,7 @@ class CalendarPagesController(Controller):
             calendar=built.spec,
             subdivision=built.subdivision,
             versions=versions,
+            names=await names_of(request, [v.created_by for v in versions]),
             year=year,
             rows=_year_rows(built, year),
             base=_url(key),

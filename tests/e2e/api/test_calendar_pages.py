@@ -120,6 +120,8 @@ async def test_an_optional_day_the_city_closes_moves_the_deadline_and_is_audited
     assert "Calendário alterado: versão 2." in shown.text
     assert "1 prazo em aberto recalculado." in shown.text
     assert "Carnaval (ponto facultativo, Decreto 21.001/2027)" in shown.text
+    assert "<code>officer-7</code>" in shown.text  # version 1, stored by a module's actor
+    assert "admin user" in shown.text  # version 2, by name
     (entry,) = await _audit(api, "workflow.calendar.revised")
     actor, reason, after = entry
     assert (actor, reason) == (
