@@ -224,6 +224,8 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         runner_name=worker_id(),
         lease=timedelta(seconds=config.operation_lease_s),
         chunk=config.operation_chunk,
+        threshold=config.operation_threshold,
+        always=config.background_always,
     )
     dispatcher = Dispatcher(
         executor, platform.registrations.subjects, uow, clock, operations=operations.run

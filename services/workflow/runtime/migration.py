@@ -44,7 +44,6 @@ from services.workflow.runtime.state import InstanceState
 from services.workflow.runtime.transitions import decide
 from services.workflow.runtime.views import instance_view
 
-
 BeforeCommit = Callable[[UnitOfWork, InstancePlan], Awaitable[None]]
 """Called with a migrated instance's outcome inside its transaction, just before the commit."""
 

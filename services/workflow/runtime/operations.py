@@ -68,6 +68,8 @@ class OperationService:
         runner_name: str,
         lease: timedelta = timedelta(seconds=60),
         chunk: int = 50,
+        threshold: int = 50,
+        always: bool = False,
     ) -> None:
         self._uow = uow_factory
         self._store = store
@@ -80,6 +82,13 @@ class OperationService:
         self._runner_name = runner_name
         self.lease = lease
         self.chunk = max(1, chunk)
+        self.threshold = threshold
+        self.always = always
+
+    def in_background(self, count: int) -> bool:
+        """Whether pages run a selection of ``count`` items as an operation (past the
+        threshold, or always when so configured) rather than inside the request."""
+        return self.always or count > self.threshold
 
     # --- starting and reading ------------------------------------------------------------------
 
