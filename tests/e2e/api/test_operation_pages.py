@@ -17,6 +17,7 @@ from services.workflow.runtime.operations import OperationService
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.conftest import Api
 from tests.e2e.api.human_helpers import UNKNOWN, claim, open_tasks, user_id
+from tests.integration.migration.helpers import purchase_v1, with_node
 
 CSRF_COOKIE = "tramita_csrf"
 OPERATIONS = "/cms/workflow/operations"
@@ -185,3 +186,37 @@ async def test_cancelling_from_the_page_needs_a_reason_and_is_audited(api: Api) 
         f"{location}/cancel", data={"reason": "twice"}, headers=headers, follow_redirects=False
     )
     assert again.status_code == 409
+
+
+async def test_the_migration_wizard_runs_a_large_selection_as_an_operation(api: Api) -> None:
+    operations = _ops(api)
+    tasks = await open_tasks(api, 3)
+    ids = [t["instance_id"] for t in tasks]
+    doc = with_node(purchase_v1(), "manager_approval", id="manager_review")
+    await api.service.engine.publisher.publish(doc, actor=Actor.system("test"))
+    expected = [f"{i}:{(await api.service.engine.status(i)).row_version}" for i in ids]
+    headers = await _as(api, "admin")
+    response = await api.client.post(
+        "/cms/workflow/operations/migrations/run",
+        data={
+            "definition": "purchase.approval",
+            "from_version": "1",
+            "to_version": "2",
+            "instance": ids,
+            "map.manager_approval": "manager_review",
+            "expected_versions": expected,
+            "reason": "renamed step",
+        },
+        headers=headers,
+        follow_redirects=False,
+    )
+    assert response.status_code == 303, response.text
+    operation_id = response.headers["location"].rsplit("/", 1)[1]
+    await api.drain()
+    over = await operations.get(operation_id)
+    assert (over.kind, over.status, over.done, over.refused) == ("migration", "finished", 3, 0)
+    assert over.reason == "renamed step"
+    assert {(await api.service.engine.status(i)).definition_version for i in ids} == {2}
+    page = await api.client.get(response.headers["location"])
+    assert "Migração de processos para outra versão" in page.text
+    assert "Nenhum item foi recusado." in page.text
