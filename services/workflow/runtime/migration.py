@@ -35,6 +35,7 @@ from services.workflow.runtime.migration_plan import (
     InstancePlan,
     MigrationReport,
     MigrationRequest,
+    TokenPlan,
     mapping_errors,
     plan_instance,
     repair_blockers,
@@ -244,8 +245,10 @@ class Migrator:
             if record is None:
                 return InstancePlan(instance_id=instance_id, blockers=(Blocker(code="not_found"),))
             state = state_from_json(record.state)
+            plans: tuple[TokenPlan, ...] = ()
+            blockers: tuple[Blocker, ...] = ()
             if record.version_id != va.id:  # (its tokens may sit on nodes the source lacks)
-                plans, blockers = (), (Blocker(code="not_on_source_version"),)
+                blockers = (Blocker(code="not_on_source_version"),)
             else:
                 plans, blockers = plan_instance(a, b, state, request.mapping)
             if expected is not None and record.row_version != expected:
