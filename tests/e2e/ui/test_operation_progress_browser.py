@@ -50,7 +50,7 @@ async def test_the_progress_page_shows_the_counts_and_each_refusal(
     await page.get_by_role("link", name="Assumir tarefas em lote").click()
 
     await expect(page.get_by_role("heading", level=1)).to_have_text("Assumir tarefas em lote")
-    bar = page.get_by_role("progressbar", name="Progresso")
+    bar = page.get_by_role("progressbar", name="Andamento")
     await expect(bar).to_have_attribute("value", "2")
     await expect(page.locator("#progress-text")).to_have_text(
         "2 de 2 itens tratados (100%): 0 feitos, 2 recusados, 0 ainda por fazer."
