@@ -23,6 +23,7 @@ from tests.integration.migration.helpers import (
 
 ROOT = Path(__file__).resolve().parents[3]
 COUNT = 40
+CHILD = "tests.integration.migration.operation_runner_child"
 
 
 def _ops(wf: WorkflowService) -> OperationService:
@@ -38,8 +39,7 @@ def _runner(database_url: str, operation_id: str) -> subprocess.Popen[str]:
         "TRAMITA_LOG_LEVEL": "ERROR",
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "tests.integration.migration.operation_runner_child"]
-        + [database_url, operation_id],
+        [sys.executable, "-m", CHILD, database_url, operation_id],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
