@@ -204,6 +204,8 @@ class OperationService:
             one = await self._item_runner(operation, runner)
         except TramitaError as exc:
             return await self._finish(operation_id, runner, "failed", exc.problem_type)
+        except (KeyError, TypeError, ValueError):  # parameters no run can use: never retried
+            return await self._finish(operation_id, runner, "failed", "invalid_parameters")
         async with self._uow() as uow:
             handled = await self._store(uow).handled_ids(operation_id)
         todo = [(n, i) for n, i in enumerate(operation.items) if i not in handled]

@@ -139,3 +139,19 @@ async def test_a_small_chunk_hands_the_rest_on_through_the_outbox(wf: WorkflowSe
     await wf.delivery.drain()
     over = await service.get(started.id)
     assert (over.status, over.done) == ("finished", 3)
+
+
+async def test_an_operation_whose_versions_do_not_exist_fails_without_touching_anything(
+    wf: WorkflowService,
+) -> None:
+    ids = await waiting_purchases(wf, 1)
+    service = ops(wf)
+    bad = {**params(), "to_version": 9}
+    started = await service.start("migration", ids, actor=OPERATOR, reason="r", params=bad)
+    await wf.delivery.drain()
+    over = await service.get(started.id)
+    assert (over.status, over.error, over.done, over.refused) == ("failed", "not-found", 0, 0)
+    broken = await service.start("migration", ids, actor=OPERATOR, reason="r", params={})
+    await wf.delivery.drain()
+    assert (await service.get(broken.id)).error == "invalid_parameters"
+    assert await _versions(wf, ids) == [1]
