@@ -12,6 +12,7 @@ import os
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import msgspec
@@ -32,6 +33,8 @@ from services.workflow.persistence.deadlines_repo import SqlDeadlineRepo
 from services.workflow.persistence.documents_repo import SqlDocumentRepo
 from services.workflow.persistence.human_repo import SqlHumanRepo
 from services.workflow.persistence.inbox_repo import SqlInboxQuery
+from services.workflow.persistence.migration_repo import SqlMigrationQueries
+from services.workflow.persistence.operations_repo import SqlOperationStore
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 from services.workflow.rules import RuleEngine
 from services.workflow.runtime.applier import Applier
@@ -42,6 +45,8 @@ from services.workflow.runtime.human import TaskService
 from services.workflow.runtime.human_policy import Catalog, TaskGuard
 from services.workflow.runtime.inbox import Inbox
 from services.workflow.runtime.legal_time import LegalTime
+from services.workflow.runtime.migration import Migrator
+from services.workflow.runtime.operations import OperationService
 from services.workflow.runtime.ports import UnitOfWork
 from services.workflow.runtime.publishing import ModelCompiler
 
@@ -90,6 +95,7 @@ class WorkflowService:
     uow_factory: Callable[[], SqlUnitOfWork] | None = None
     dispatcher: Dispatcher | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    operations: OperationService | None = None
 
     async def publish_registered(self) -> list[str]:
         """Publish the definitions modules registered (unchanged ones are no-ops)."""
@@ -175,15 +181,10 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         table_evaluator=lambda table, variables: dict(table(variables)),  # type: ignore[operator]
         lease_margin=config.lease_margin,
     )
-    dispatcher = Dispatcher(executor, platform.registrations.subjects, uow, clock)
-    delivery = InProcessDelivery(
-        uow,
-        clock,
-        dispatcher,
-        recover=executor.recover_expired,
-        stranded_after=config.stranded_after,
-    )
-    engine.wakeup = delivery.wakeup
+
+    def operation_store(unit: UnitOfWork) -> SqlOperationStore:
+        assert isinstance(unit, SqlUnitOfWork)
+        return SqlOperationStore(unit.conn)
 
     def human_store(unit: UnitOfWork) -> SqlHumanRepo:
         assert isinstance(unit, SqlUnitOfWork)
@@ -211,6 +212,33 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         return await guard.pin(human_store(unit), reference)
 
     engine_applier.pin_form = pin_form
+    operations = OperationService(
+        uow_factory=uow,
+        store=operation_store,
+        clock=clock,
+        ids=ids,
+        tenant=platform.settings.tenant,
+        tasks=tasks,
+        migrator=Migrator(engine, SqlMigrationQueries()),
+        wakeup=lambda: engine.wakeup(),
+        runner_name=worker_id(),
+        lease=timedelta(seconds=config.operation_lease_s),
+        chunk=config.operation_chunk,
+        threshold=config.operation_threshold,
+        always=config.background_always,
+    )
+    dispatcher = Dispatcher(
+        executor, platform.registrations.subjects, uow, clock, operations=operations.run
+    )
+    delivery = InProcessDelivery(
+        uow,
+        clock,
+        dispatcher,
+        recover=executor.recover_expired,
+        stranded_after=config.stranded_after,
+        sweeps=(operations.sweep,),
+    )
+    engine.wakeup = delivery.wakeup
     catalog = Catalog(uow_factory=uow, store=human_store, clock=clock, ids=ids, expressions=rules)
     inbox = Inbox(SqlInboxQuery(platform.database), clock)
 
@@ -235,4 +263,5 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         config=config,
         uow_factory=uow,
         dispatcher=dispatcher,
+        operations=operations,
     )

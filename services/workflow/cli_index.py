@@ -19,4 +19,9 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("worker", "services.workflow.cli_processes:worker_cmd", "Run steps from the given queues."),
     ("privacy", "services.workflow.cli_privacy:privacy_group", "Personal data (LGPD)."),
     ("queue", "services.workflow.cli_queues:queue_group", "Members of human work queues."),
+    (
+        "operation",
+        "services.workflow.cli_operations:operation_group",
+        "Long operations run in the background.",
+    ),
 )

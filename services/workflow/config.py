@@ -46,6 +46,16 @@ class WorkflowConfig(msgspec.Struct, frozen=True, kw_only=True):
     """A start's context, encoded as JSON, may hold this many bytes (413 past it)."""
     documents_dir: str = "var/documents"
     """Where the filesystem blob store keeps documents' bytes (content-addressed files)."""
+    operation_threshold: int = 50
+    """A migration or bulk action of more items than this runs in the background as an
+    operation with a progress page; smaller ones answer in the request."""
+    background_always: bool = False
+    """Run every migration and bulk action of the pages in the background (tests force it)."""
+    operation_chunk: int = 50
+    """Items a runner handles per delivery before it hands the rest on with a new message."""
+    operation_lease_s: float = 60.0
+    """A runner holds its operation this long past each item; past it (the runner died) the
+    sweep sends the operation again and another runner continues it."""
     faults: str = ""
     """Fault injection for the crash tests only (e.g. ``relay_exit_after_publish:3``)."""
 
@@ -66,12 +76,22 @@ def load_config(env: Mapping[str, str] | None = None) -> WorkflowConfig:
         if raw is None:
             continue
         try:
-            fields[name] = spec(raw)
+            fields[name] = _flag(raw) if spec is bool else spec(raw)
         except ValueError as exc:
             raise ConfigurationError(
                 f"TRAMITA_WF_{name.upper()} must be a {spec.__name__}", setting=name
             ) from exc
     return msgspec.convert(fields, WorkflowConfig)
+
+
+def _flag(raw: str) -> bool:
+    """``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off`` (any case)."""
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(raw)
 
 
 def _types() -> dict[str, type]:

@@ -77,6 +77,7 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     platform.extras["workflow.catalog"] = service.catalog  # api.queues.CATALOG_KEY
     platform.extras["workflow.documents"] = service.documents  # api.documents.DOCUMENTS_KEY
     platform.extras[MIGRATOR_KEY] = Migrator(service.engine, SqlMigrationQueries())
+    platform.extras["workflow.operations"] = service.operations  # api.operation_runs.OPERATIONS_KEY
     drafts = SqlDraftStore(platform.database, platform.clock, platform.ids)
     platform.extras["workflow.drafts"] = drafts  # ui.editor_ports.DRAFTS_KEY
     platform.extras[BUSINESS_DAYS_KEY] = _BusinessDays(service)  # contracts.calendar

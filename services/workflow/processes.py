@@ -155,6 +155,7 @@ async def run_workers(
             service.platform.clock,
             recover=service.executor.recover_expired,
             stranded_after=config.stranded_after,
+            also=() if service.operations is None else (service.operations.sweep,),
         )
         upkeep = [
             asyncio.create_task(

@@ -16,6 +16,7 @@ from services.workflow.api.documents import DocumentController, InstanceDocument
 from services.workflow.api.forms import FormController
 from services.workflow.api.instances import InstanceController, MessageController
 from services.workflow.api.migrations import MigrationController, RepairController
+from services.workflow.api.operation_runs import OperationController
 from services.workflow.api.operations import AuditController, DeadLetterController
 from services.workflow.api.queues import QueueMemberController
 from services.workflow.api.task_actions import TaskInboxController
@@ -40,6 +41,7 @@ def api_router() -> Router:
             FormController,
             DeadLetterController,
             AuditController,
+            OperationController,
             MigrationController,
             RepairController,
             DeadlineController,

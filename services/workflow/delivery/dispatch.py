@@ -1,8 +1,9 @@
-"""What a consumer does with one delivered message, whatever broker carried it."""
+"""What a consumer does with one delivered message, whatever broker carried it: run a step,
+call a subject's listener, or run a long operation (``runtime.operations``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -13,7 +14,7 @@ from contracts.kernel import Clock
 from contracts.workflow.subject import WorkflowSubject
 from contracts.workflow.types import TransitionEvent
 from services.workflow.runtime.executor import Executor
-from services.workflow.runtime.naming import STEP_TOPIC_PREFIX, SUBJECT_TOPIC
+from services.workflow.runtime.naming import OPERATION_TOPIC, STEP_TOPIC_PREFIX, SUBJECT_TOPIC
 from services.workflow.runtime.ports import OutboxMessage, UnitOfWork
 
 log = structlog.get_logger("tramita.dispatch")
@@ -27,8 +28,11 @@ class Dispatcher:
         subjects: Mapping[str, WorkflowSubject],
         uow_factory: Callable[[], UnitOfWork],
         clock: Clock,
+        *,
+        operations: Callable[[str], Awaitable[Any]] | None = None,
     ) -> None:
         self._executor = executor
+        self._operations = operations
         self._subjects = subjects
         self._uow = uow_factory
         self._clock = clock
@@ -38,6 +42,8 @@ class Dispatcher:
             return await self._executor.run_step(str(message.payload["step_run_id"]))
         if message.topic == SUBJECT_TOPIC:
             return await self._subject(message)
+        if message.topic == OPERATION_TOPIC and self._operations is not None:
+            return await self._operations(str(message.payload["operation_id"]))
         log.error("unknown_topic", topic=message.topic, message_id=message.id)
         return None
 

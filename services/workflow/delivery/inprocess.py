@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -42,10 +42,13 @@ class InProcessDelivery:
         *,
         recover: Callable[[str], Awaitable[Any]],
         stranded_after: timedelta = timedelta(seconds=60),
+        sweeps: Sequence[Callable[[], Awaitable[int]]] = (),
     ) -> None:
         self.broker = InProcessBroker()
         self.relay = Relay(uow_factory, self.broker, clock)
-        self.sweeper = Sweeper(uow_factory, clock, recover=recover, stranded_after=stranded_after)
+        self.sweeper = Sweeper(
+            uow_factory, clock, recover=recover, stranded_after=stranded_after, also=sweeps
+        )
         self._dispatch = dispatch
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None

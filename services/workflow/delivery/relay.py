@@ -7,7 +7,7 @@ Several relays may run at once: on PostgreSQL each takes rows with ``FOR UPDATE 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Any, Protocol
 
@@ -61,7 +61,8 @@ class Relay:
 
 
 class Sweeper:
-    """Re-delivers steps whose worker died (lease expired) or whose message the broker lost."""
+    """Re-delivers steps whose worker died (lease expired) or whose message the broker lost;
+    ``also`` are further sweeps of the same kind (long operations whose runner died)."""
 
     def __init__(
         self,
@@ -71,7 +72,9 @@ class Sweeper:
         recover: Callable[[str], Awaitable[Any]],
         stranded_after: timedelta = timedelta(seconds=60),
         batch: int = 500,
+        also: Sequence[Callable[[], Awaitable[int]]] = (),
     ) -> None:
+        self._also = tuple(also)
         self._uow = uow_factory
         self._clock = clock
         self._recover = recover
@@ -92,7 +95,10 @@ class Sweeper:
             await self._recover(step.id)
         if expired or stranded:
             log.warning("steps_redelivered", expired=len(expired), stranded=len(stranded))
-        return len(expired) + len(stranded)
+        others = 0
+        for sweep in self._also:  # e.g. long operations whose runner died
+            others += await sweep()
+        return len(expired) + len(stranded) + others
 
 
 Handler = Callable[[OutboxMessage], Awaitable[Any]]

@@ -10,7 +10,8 @@ The planning functions are pure, so the dry run and the real run decide the same
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
@@ -34,6 +35,7 @@ from services.workflow.runtime.migration_plan import (
     InstancePlan,
     MigrationReport,
     MigrationRequest,
+    TokenPlan,
     mapping_errors,
     plan_instance,
     repair_blockers,
@@ -42,6 +44,20 @@ from services.workflow.runtime.ports import InstanceRecord, UnitOfWork, VersionR
 from services.workflow.runtime.state import InstanceState
 from services.workflow.runtime.transitions import decide
 from services.workflow.runtime.views import instance_view
+
+BeforeCommit = Callable[[UnitOfWork, InstancePlan], Awaitable[None]]
+"""Called with a migrated instance's outcome inside its transaction, just before the commit."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A migration's two versions and their compiled models, checked once per run."""
+
+    source: VersionRecord
+    target: VersionRecord
+    source_model: CompiledModel
+    model: CompiledModel
+    errors: tuple[FieldError, ...] = ()
 
 
 class MigrationQueries(Protocol):
@@ -132,22 +148,15 @@ class Migrator:
         expected: Mapping[str, int] | None = None,
         progress: Callable[[InstancePlan], None] | None = None,
     ) -> MigrationReport:
-        va, vb = await self._versions(request)
-        a, b = self._engine.compiler.for_version(va), self._engine.compiler.for_version(vb)
-        errors = tuple(mapping_errors(a, b, request.mapping))
+        prepared = await self.prepare(request, dry_run=dry_run)
+        va, vb, a, b = prepared.source, prepared.target, prepared.source_model, prepared.model
         report = MigrationReport(
             definition_key=request.definition_key,
             from_version=va.version,
             to_version=vb.version,
             dry_run=dry_run,
-            mapping_errors=errors,
+            mapping_errors=prepared.errors,
         )
-        if errors and not dry_run:
-            raise ValidationFailed(
-                "the mapping has errors; run a dry run to see them",
-                errors=errors,
-                definition_key=request.definition_key,
-            )
         outcomes = []
         for instance_id in dict.fromkeys(request.instance_ids):
             try:
@@ -174,6 +183,48 @@ class Migrator:
             self._engine.wakeup()
         return msgspec.structs.replace(report, instances=tuple(outcomes))
 
+    async def prepare(self, request: MigrationRequest, *, dry_run: bool = False) -> Prepared:
+        """Both versions and their models, checked once for a whole run; a real run refuses a
+        mapping with errors."""
+        va, vb = await self._versions(request)
+        a, b = self._engine.compiler.for_version(va), self._engine.compiler.for_version(vb)
+        errors = tuple(mapping_errors(a, b, request.mapping))
+        if errors and not dry_run:
+            raise ValidationFailed(
+                "the mapping has errors; run a dry run to see them",
+                errors=errors,
+                definition_key=request.definition_key,
+            )
+        return Prepared(source=va, target=vb, source_model=a, model=b, errors=errors)
+
+    async def migrate_item(
+        self,
+        prepared: Prepared,
+        request: MigrationRequest,
+        instance_id: str,
+        *,
+        actor: Actor,
+        reason: str | None,
+        expected: int | None,
+        before_commit: BeforeCommit,
+    ) -> InstancePlan:
+        """Migrate one instance of a background operation; ``before_commit`` writes the
+        operation's record of it in the same transaction (raising there undoes the migration),
+        so an instance is migrated and counted together or not at all."""
+        return await self._one(
+            instance_id,
+            request,
+            prepared.source,
+            prepared.target,
+            prepared.source_model,
+            prepared.model,
+            False,
+            actor,
+            reason,
+            expected,
+            before_commit,
+        )
+
     async def _one(
         self,
         instance_id: str,
@@ -186,6 +237,7 @@ class Migrator:
         actor: Actor | None,
         reason: str | None,
         expected: int | None,
+        before_commit: BeforeCommit | None = None,
     ) -> InstancePlan:
         now = self._engine.clock.now()
         async with self._uow() as uow:
@@ -193,9 +245,12 @@ class Migrator:
             if record is None:
                 return InstancePlan(instance_id=instance_id, blockers=(Blocker(code="not_found"),))
             state = state_from_json(record.state)
-            plans, blockers = plan_instance(a, b, state, request.mapping)
-            if record.version_id != va.id:
-                plans, blockers = (), (Blocker(code="not_on_source_version"),)
+            plans: tuple[TokenPlan, ...] = ()
+            blockers: tuple[Blocker, ...] = ()
+            if record.version_id != va.id:  # (its tokens may sit on nodes the source lacks)
+                blockers = (Blocker(code="not_on_source_version"),)
+            else:
+                plans, blockers = plan_instance(a, b, state, request.mapping)
             if expected is not None and record.row_version != expected:
                 blockers += (Blocker(code="changed_since_dry_run"),)
             plan = InstancePlan(
@@ -256,10 +311,13 @@ class Migrator:
                     },
                 )
             )
+            done = msgspec.structs.replace(
+                plan, result="migrated", status=updated.status, row_version=updated.row_version
+            )
+            if before_commit is not None:
+                await before_commit(uow, done)
             await uow.commit()
-        return msgspec.structs.replace(
-            plan, result="migrated", status=updated.status, row_version=updated.row_version
-        )
+        return done
 
     async def _apply(
         self,

@@ -11,6 +11,8 @@ from services.workflow.definition.model import FailurePolicy
 BRAZIL = ZoneInfo("America/Sao_Paulo")
 STEP_TOPIC_PREFIX = "step."
 SUBJECT_TOPIC = "subject.transition"
+OPERATION_TOPIC = "workflow.operation"
+"""A long operation to run (payload: its id); carried on the ``events`` queue."""
 OUTBOX_CHANNEL = "tramita_outbox"
 """PostgreSQL NOTIFY channel: committed outbox rows wake the relays at once."""
 

@@ -28,6 +28,7 @@ from services.workflow.ui.instances import InstancePageController
 from services.workflow.ui.labels import FILTERS
 from services.workflow.ui.landing import ROUTES as LANDING_ROUTES
 from services.workflow.ui.migration_wizard import MigrationWizardController
+from services.workflow.ui.operation_pages import OperationPagesController
 from services.workflow.ui.operations import OperationsController
 from services.workflow.ui.portal import portal_router
 from services.workflow.ui.queue_pages import QueuePagesController
@@ -70,6 +71,7 @@ def ui_router() -> Router:
             OperationsController,
             MigrationWizardController,
             StuckInstancesController,
+            OperationPagesController,
             DefinitionPagesController,
             NewDraftController,
             DraftEditorController,

@@ -8,6 +8,8 @@ come from the refusal's ``code`` (fixed keys, never the exception's text).
 The answer is the POST's own page, not a redirect: it has no session to travel through. A
 reload is harmless because the form carries an idempotency key drawn when the inbox was shown
 (``bulk_key``): the same key and action replay the stored answers instead of acting again.
+A selection past the threshold (``OperationService.in_background``) runs in the background
+instead: the POST starts an operation and redirects to its progress page.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from litestar import Controller, Request, Response, post
 from contracts.errors import BadRequest
 from contracts.workflow.types import TaskView
 from core.i18n import N_, gettext
+from services.workflow.api.operation_runs import operations_of
 from services.workflow.runtime.human import BulkItem
 from services.workflow.ui.deps import inbox_of, tasks_of
 from services.workflow.ui.people import names_of
-from services.workflow.ui.web import page, page_requires, ui_actor
+from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 REASONS = {
     "claimed_by_other": N_("Claimed by another clerk."),
@@ -113,6 +116,15 @@ class BulkController(Controller):
         before = await inbox.views(ids)
         target = to_queue if action == "forward" else to_user if action == "assign" else ""
         key = _key(form, action, target or "")
+        operations = operations_of(request)
+        if operations.in_background(len(ids)):
+            started = await operations.start(
+                f"bulk_{action}",
+                ids,
+                actor=actor,
+                params={"to_queue": to_queue, "to_user": to_user},
+            )
+            return see_other(f"/cms/workflow/operations/{started.id}")
         if action == "claim":
             items = await service.bulk_claim(ids, actor=actor, idempotency_key=key)
         elif action == "forward":

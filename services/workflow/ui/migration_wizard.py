@@ -7,7 +7,9 @@ nodes they sit on (POST), dry run (POST, ``Migrator.plan``), run with a reason (
 ``Migrator.migrate`` with the dry run's row versions as ``expected_versions``). The state rides
 in hidden inputs and every POST checks all of it again (``migration_forms``), so a tampered
 field is refused with an error on the step it belongs to. The run's result is rendered in the
-POST's response: a resubmission finds the row versions moved and migrates nothing twice.
+POST's response: a resubmission finds the row versions moved and migrates nothing twice. A
+selection past the threshold (``OperationService.in_background``) runs in the background
+instead: the run starts an operation and redirects to its progress page.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from litestar import Controller, Request, Response, get, post
 
 from contracts.errors import NotFound
 from services.workflow.api.migrations import migrator_of
+from services.workflow.api.operation_runs import operations_of
 from services.workflow.runtime.migration import Migrator
 from services.workflow.ui.deps import reads_of
 from services.workflow.ui.migration_forms import (
@@ -40,9 +43,10 @@ from services.workflow.ui.migration_pages import (
     start_page,
 )
 from services.workflow.ui.migration_views import instance_lines
-from services.workflow.ui.web import page, page_requires, ui_actor
+from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 MIGRATIONS = "/cms/workflow/operations/migrations"
+OPERATIONS = "/cms/workflow/operations"
 AnyRequest = Request[Any, Any, Any]
 
 
@@ -159,6 +163,22 @@ class MigrationWizardController(Controller):
         reason, missing = parse_reason(fields)
         if problems or stale or missing:
             return await _dry_run(request, fields, chosen, ids, stale + missing, reason=reason)
+        operations = operations_of(request)
+        if operations.in_background(len(ids)):
+            started = await operations.start(
+                "migration",
+                ids,
+                actor=ui_actor(request),
+                reason=reason,
+                params={
+                    "definition_key": chosen.key,
+                    "from_version": chosen.from_version,
+                    "to_version": chosen.to_version,
+                    "mapping": mapping,
+                    "expected": expected,
+                },
+            )
+            return see_other(f"{OPERATIONS}/{started.id}")
         report = await migrator_of(request).migrate(
             chosen.request(ids, mapping),
             actor=ui_actor(request),

@@ -1,0 +1,169 @@
+"""Long operations (batch jobs) over the API: ``/api/v1/operations``.
+
+An operation is seen (and cancelled) by the person who started it and by operators
+(``workflow.operate`` or ``workflow.admin``); to anyone else it does not exist (404, as for an
+unknown id), so an id never reveals whose work it is. The routes need one of the permissions
+that can start an operation (``workflow.tasks`` for a bulk action, ``workflow.operate`` for a
+migration): ``requires_any``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import msgspec
+from litestar import Controller, Request, get, post
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
+from litestar.params import FromPath, JSONBody
+
+from contracts.errors import Forbidden, NotFound, ServiceUnavailable
+from core.auth import actor_of, authenticate
+from services.workflow.api.deps import platform_of
+from services.workflow.api.schemas import AbandonBody
+from services.workflow.runtime.operation_ports import Operation, OperationItem
+from services.workflow.runtime.operations import OperationService
+
+OPERATIONS_KEY = "workflow.operations"
+OPERATORS = ("workflow.operate", "workflow.admin")
+STARTERS = ("workflow.tasks", "workflow.operate", "workflow.admin")
+"""Whoever may start an operation may look for one (and sees their own)."""
+
+Guard = Any
+
+
+def operations_of(connection: ASGIConnection[Any, Any, Any, Any]) -> OperationService:
+    found: OperationService | None = platform_of(connection).extras.get(OPERATIONS_KEY)
+    if found is None:
+        raise ServiceUnavailable("long operations are not wired", port=OPERATIONS_KEY)
+    return found
+
+
+async def holds_any(
+    connection: ASGIConnection[Any, Any, Any, Any], user_id: str, permissions: tuple[str, ...]
+) -> bool:
+    directory = platform_of(connection).directory
+    for permission in permissions:
+        if await directory.has(user_id, permission):
+            return True
+    return False
+
+
+def requires_any(*permissions: str) -> Guard:
+    """A bearer-token guard: authenticated and holding one of ``permissions`` (the first is the
+    one ``core.auth.permission_of`` reports)."""
+
+    async def guard(
+        connection: ASGIConnection[Any, Any, Any, Any], _handler: BaseRouteHandler
+    ) -> None:
+        user = await authenticate(connection)
+        if not await holds_any(connection, user.id, permissions):
+            raise Forbidden("the user's profile lacks a permission", permission=permissions[0])
+
+    guard.permission = permissions[0]  # type: ignore[attr-defined]
+    guard.permissions = permissions  # type: ignore[attr-defined]
+    guard.__name__ = "requires_any_" + "_".join(p.replace(".", "_") for p in permissions)
+    return guard
+
+
+async def visible_operation(
+    connection: ASGIConnection[Any, Any, Any, Any], operation_id: str, user_id: str
+) -> Operation:
+    """The operation when ``user_id`` may see it; ``NotFound`` otherwise, exactly as for an
+    id that names nothing."""
+    operation = await operations_of(connection).get(operation_id)
+    if operation.started_by != user_id and not await holds_any(connection, user_id, OPERATORS):
+        raise NotFound("unknown operation", operation_id=operation_id)
+    return operation
+
+
+class RefusalView(msgspec.Struct, frozen=True, kw_only=True):
+    item_id: str
+    code: str | None
+    detail: dict[str, Any] | None = None
+
+
+class OperationView(msgspec.Struct, frozen=True, kw_only=True):
+    """An operation's progress: ``done + refused`` of ``total`` handled; ``refusals`` says why
+    each refused item was refused (a fixed ``code``)."""
+
+    id: str
+    kind: str
+    status: str
+    started_by: str
+    reason: str | None
+    total: int
+    done: int
+    refused: int
+    remaining: int
+    percent: int
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    cancelled_by: str | None
+    cancel_reason: str | None
+    error: str | None
+    refusals: list[RefusalView] = []
+
+
+def view_of(operation: Operation, refused: list[OperationItem] | None = None) -> OperationView:
+    return OperationView(
+        id=operation.id,
+        kind=operation.kind,
+        status=operation.status,
+        started_by=operation.started_by,
+        reason=operation.reason,
+        total=operation.total,
+        done=operation.done,
+        refused=operation.refused,
+        remaining=operation.total - operation.handled,
+        percent=operation.percent,
+        created_at=operation.created_at,
+        started_at=operation.started_at,
+        finished_at=operation.finished_at,
+        cancelled_by=operation.cancelled_by,
+        cancel_reason=operation.cancel_reason,
+        error=operation.error,
+        refusals=[
+            RefusalView(item_id=i.item_id, code=i.code, detail=i.detail) for i in refused or []
+        ],
+    )
+
+
+class OperationController(Controller):
+    path = "/api/v1/operations"
+    tags = ["operations"]
+    security = [{"bearer": []}]
+    guards = [requires_any(*STARTERS)]
+
+    @get("/")
+    async def recent(self, request: Request[Any, Any, Any]) -> list[OperationView]:
+        """The newest operations: all of them for operators, one's own for anyone else."""
+        me = actor_of(request).id
+        mine = None if await holds_any(request, me, OPERATORS) else me
+        return [view_of(o) for o in await operations_of(request).recent(started_by=mine)]
+
+    @get("/{operation_id:uuid}")
+    async def show(
+        self, request: Request[Any, Any, Any], operation_id: FromPath[UUID]
+    ) -> OperationView:
+        """Status, counters and the refused items with their reason codes."""
+        operation = await visible_operation(request, str(operation_id), actor_of(request).id)
+        refused = await operations_of(request).items(operation.id, refused_only=True)
+        return view_of(operation, refused)
+
+    @post("/{operation_id:uuid}/cancel", status_code=200)
+    async def cancel(
+        self,
+        request: Request[Any, Any, Any],
+        operation_id: FromPath[UUID],
+        data: JSONBody[AbandonBody],
+    ) -> OperationView:
+        """Stop before the next item (409 when it is already over); the reason is audited."""
+        actor = actor_of(request)
+        await visible_operation(request, str(operation_id), actor.id)
+        return view_of(
+            await operations_of(request).cancel(str(operation_id), actor=actor, reason=data.reason)
+        )

@@ -1,0 +1,223 @@
+"""Long operations in the pages: the recent ones, one operation's progress, and cancelling it.
+
+``/cms/workflow/operations`` lists the newest operations (every one for an operator, one's own
+for anyone else); ``/cms/workflow/operations/{id}`` shows one: its status, a ``<progress>`` bar
+with the same counts in words, and each refused item with the reason in Portuguese. While the
+operation runs the page reloads itself every few seconds (``<meta http-equiv=refresh>``: no
+script needed). Cancelling is an action page (``ui.actions``) with a required reason, open to
+the starter and to operators; the runner stops before its next item. An id the user may not see
+answers 404 like an unknown one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from litestar import Controller, Request, Response, get, post
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
+from litestar.params import FromPath
+
+from contracts.errors import Forbidden, TramitaError
+from core.i18n import N_, gettext
+from core.localtime import datetime_text
+from services.workflow.api.operation_runs import (
+    OPERATORS,
+    STARTERS,
+    holds_any,
+    operations_of,
+    visible_operation,
+)
+from services.workflow.runtime.operation_ports import Operation, OperationItem
+from services.workflow.ui.actions import Action, perform, show
+from services.workflow.ui.bulk import FALLBACK, REASONS
+from services.workflow.ui.deps import engine_of, inbox_of
+from services.workflow.ui.migration_views import BLOCKER_TEXT
+from services.workflow.ui.people import names_of
+from services.workflow.ui.web import page, see_other, session_user, ui_actor
+
+OPERATIONS = "/cms/workflow/operations"
+REFRESH_S = 3
+MAX_SHOWN = 200
+"""Refused items listed on the page (the API lists them all)."""
+
+KIND_TEXT = {
+    "migration": N_("Migration of cases to another version"),
+    "bulk_claim": N_("Claim tasks in bulk"),
+    "bulk_forward": N_("Forward tasks in bulk"),
+    "bulk_assign": N_("Assign tasks in bulk"),
+}
+STATUS_TEXT = {
+    "queued": N_("Waiting to start"),
+    "running": N_("Running"),
+    "finished": N_("Finished"),
+    "failed": N_("Failed"),
+    "cancelled": N_("Cancelled"),
+}
+PROBLEM_TEXT = {
+    "concurrent-modification": N_("the case changed while it was being migrated"),
+    "not-found": N_("case not found"),
+    "failed": N_("Refused."),
+}
+
+
+def _page_guard() -> Any:
+    """Signed in and holding a permission that can start an operation."""
+
+    async def guard(
+        connection: ASGIConnection[Any, Any, Any, Any], _handler: BaseRouteHandler
+    ) -> None:
+        user = await session_user(connection)
+        if not await holds_any(connection, user.id, STARTERS):
+            raise Forbidden("the user's profile lacks a permission", permission=STARTERS[0])
+
+    guard.permission = STARTERS[0]  # type: ignore[attr-defined]
+    guard.__name__ = "page_requires_operation_starter"
+    return guard
+
+
+def kind_text(kind: str) -> str:
+    return gettext(KIND_TEXT[kind]) if kind in KIND_TEXT else kind
+
+
+def status_text(status: str) -> str:
+    return gettext(STATUS_TEXT[status]) if status in STATUS_TEXT else status
+
+
+def refusal_text(kind: str, item: OperationItem) -> str:
+    """Why an item was refused, in words (from its fixed code, never an exception's text)."""
+    code = item.code or ""
+    if kind == "migration":
+        text = BLOCKER_TEXT.get(code) or PROBLEM_TEXT.get(code)
+        return gettext(text) if text else gettext(FALLBACK)
+    who = (item.detail or {}).get("who")
+    found = REASONS.get(f"{code}:{who}") or REASONS.get(code) or FALLBACK
+    return gettext(found)
+
+
+async def _labels(
+    request: Request[Any, Any, Any], operation: Operation, items: list[OperationItem]
+) -> dict[str, tuple[str, str | None]]:
+    """Item id -> (protocol or id, link) for the refused items shown."""
+    ids = [i.item_id for i in items]
+    out: dict[str, tuple[str, str | None]] = {i: (i, None) for i in ids}
+    if operation.kind == "migration":
+        engine = engine_of(request)
+        for item_id in ids:
+            try:
+                view = await engine.status(item_id)
+            except TramitaError:
+                continue
+            out[item_id] = (view.protocol, f"/cms/workflow/instances/{view.id}")
+        return out
+    views = await inbox_of(request).views([i for i in ids if _is_uuid(i)])
+    for task_id, task in views.items():
+        link = f"/cms/workflow/instances/{task.instance_id}/tasks/{task.id}"
+        out[task_id] = (task.protocol, link)
+    return out
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
+async def _may_cancel(request: Request[Any, Any, Any], operation: Operation) -> bool:
+    if not operation.active:
+        return False
+    me = ui_actor(request).id
+    return operation.started_by == me or await holds_any(request, me, OPERATORS)
+
+
+def _cancel_action(operation: Operation) -> Action:
+    return Action(
+        title=gettext("Cancel the operation"),
+        intro=gettext(
+            "The operation stops before its next item. What it already did stays done; the "
+            "items not yet handled are left as they are."
+        ),
+        url=f"{OPERATIONS}/{operation.id}/cancel",
+        back=f"{OPERATIONS}/{operation.id}",
+        button=gettext("Cancel the operation"),
+        facts=[
+            (gettext("Operation"), kind_text(operation.kind)),
+            (gettext("Status"), status_text(operation.status)),
+            (gettext("Handled"), f"{operation.handled} / {operation.total}"),
+            (gettext("Started at"), datetime_text(operation.created_at)),
+        ],
+        danger=True,
+    )
+
+
+class OperationPagesController(Controller):
+    path = OPERATIONS
+    include_in_schema = False
+    guards = [_page_guard()]
+
+    @get("/")
+    async def recent(self, request: Request[Any, Any, Any]) -> Response[Any]:
+        me = ui_actor(request).id
+        mine = None if await holds_any(request, me, OPERATORS) else me
+        operations = await operations_of(request).recent(started_by=mine)
+        return page(
+            request,
+            "operations_list.html",
+            operations=operations,
+            kinds={o.id: kind_text(o.kind) for o in operations},
+            statuses={o.id: status_text(o.status) for o in operations},
+            mine_only=mine is not None,
+        )
+
+    @get("/{operation_id:uuid}")
+    async def progress(
+        self, request: Request[Any, Any, Any], operation_id: FromPath[UUID]
+    ) -> Response[Any]:
+        operation = await visible_operation(request, str(operation_id), ui_actor(request).id)
+        refused = (await operations_of(request).items(operation.id, refused_only=True))[:MAX_SHOWN]
+        labels = await _labels(request, operation, refused)
+        rows = [
+            (labels[i.item_id][0], labels[i.item_id][1], refusal_text(operation.kind, i))
+            for i in refused
+        ]
+        msg = request.query_params.get("msg")
+        return page(
+            request,
+            "operation.html",
+            op=operation,
+            starter=(await names_of(request, [operation.started_by])).get(
+                operation.started_by, operation.started_by
+            ),
+            kind=kind_text(operation.kind),
+            status=status_text(operation.status),
+            rows=rows,
+            more=operation.refused - len(rows),
+            refresh=REFRESH_S if operation.active else None,
+            may_cancel=await _may_cancel(request, operation),
+            msg=msg if msg == "cancelled" else None,
+        )
+
+    @get("/{operation_id:uuid}/cancel")
+    async def cancel_page(
+        self, request: Request[Any, Any, Any], operation_id: FromPath[UUID]
+    ) -> Response[Any]:
+        operation = await visible_operation(request, str(operation_id), ui_actor(request).id)
+        if not await _may_cancel(request, operation):
+            return see_other(f"{OPERATIONS}/{operation.id}")
+        return show(request, _cancel_action(operation))
+
+    @post("/{operation_id:uuid}/cancel", status_code=303)
+    async def cancel(
+        self, request: Request[Any, Any, Any], operation_id: FromPath[UUID]
+    ) -> Response[Any]:
+        actor = ui_actor(request)
+        operation = await visible_operation(request, str(operation_id), actor.id)
+
+        async def act(reason: str, _form: Any) -> Response[Any]:
+            await operations_of(request).cancel(operation.id, actor=actor, reason=reason)
+            return see_other(f"{OPERATIONS}/{operation.id}?msg=cancelled")
+
+        return await perform(request, _cancel_action(operation), act)

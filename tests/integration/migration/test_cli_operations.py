@@ -1,0 +1,74 @@
+"""``tramita operation list|show|cancel`` against a real database, through click."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from click.testing import CliRunner
+
+from core.app import Platform
+from core.settings import Settings
+from services.workflow.cli_operations import cancel_cmd, list_cmd, show_cmd
+from services.workflow.plugin import service_of
+from tests.integration.migration.test_cli_migrate import OPERATOR, prepare
+
+UNKNOWN = "019cae6b-6600-7000-8000-0000000000ff"
+
+
+def start(database_url: str, ids: list[str], *, run: bool) -> str:
+    """A migration operation over ``ids`` (v1 ``review`` -> v2 ``check``), run or left queued."""
+
+    async def _go() -> str:
+        platform = await Platform.boot(Settings(database_url=database_url), upgrade=False)
+        try:
+            service = service_of(platform)
+            assert service.operations is not None
+            started = await service.operations.start(
+                "migration",
+                ids,
+                actor=OPERATOR,
+                reason="cli",
+                params={
+                    "definition_key": "leave.request",
+                    "from_version": 1,
+                    "to_version": 2,
+                    "mapping": {"review": "check"},
+                },
+            )
+            if run:
+                await service.settle()
+            return started.id
+        finally:
+            await platform.close()
+
+    return asyncio.run(_go())
+
+
+@pytest.fixture
+def cli_env(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", database_url)
+    return database_url
+
+
+def test_show_prints_the_counters_and_each_refused_item(cli_env: str) -> None:
+    ids = prepare(cli_env, 2)
+    operation_id = start(cli_env, [*ids, UNKNOWN], run=True)
+    result = CliRunner().invoke(show_cmd, [operation_id])
+    assert result.exit_code == 0, result.output
+    assert f"operation {operation_id}: migration, finished" in result.output
+    assert "3/3 handled (100%): 2 done, 1 refused, 0 to do" in result.output
+    assert f"refused {UNKNOWN}: not_found" in result.output
+    listed = CliRunner().invoke(list_cmd, [])
+    assert listed.exit_code == 0 and operation_id in listed.output
+
+
+def test_cancel_stops_a_queued_operation_and_an_unknown_id_is_one_line(cli_env: str) -> None:
+    ids = prepare(cli_env, 1)
+    operation_id = start(cli_env, ids, run=False)
+    result = CliRunner().invoke(cancel_cmd, [operation_id, "--reason", "not now"])
+    assert result.exit_code == 0, result.output
+    assert "cancelled; 0/1 handled" in result.output
+    missing = CliRunner().invoke(show_cmd, [UNKNOWN])
+    assert missing.exit_code == 1
+    assert "Traceback" not in missing.output
