@@ -8,6 +8,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from core.i18n import gettext
 from services.workflow.ui.draft_ops import (
     MAX_EXPR,
     Applied,
@@ -39,12 +40,14 @@ def connect(
     kind = str(find(document, source).get("type"))
     errors: dict[str, str | None] = {"target": target_error(document, target)}
     if kind == "end":
-        errors["target"] = "Uma etapa final não tem transições de saída."
+        errors["target"] = gettext("An end step has no outgoing transitions.")
     errors["outcome"] = _outcome_error(kind, outcome)
     if condition and kind != "exclusive":
-        errors["condition"] = "Só um gateway exclusivo tem condições nas transições."
+        errors["condition"] = gettext(
+            "Only an exclusive gateway has conditions on its transitions."
+        )
     elif len(condition) > MAX_EXPR:
-        errors["condition"] = "Condição longa demais (até 4000 caracteres)."
+        errors["condition"] = gettext("Condition too long (up to 4000 characters).")
     refuse_if(errors)
     doc = copy.deepcopy(dict(document))
     node = find(doc, source)
@@ -54,11 +57,11 @@ def connect(
 
 def _outcome_error(kind: str, outcome: str) -> str | None:
     if kind == "approval" and not outcome:
-        return "Uma aprovação sai por resultados: informe o resultado (como approve)."
+        return gettext("An approval leaves by outcomes: give the outcome (such as approve).")
     if outcome and kind not in ("approval", "user_task"):
-        return "Só aprovações e tarefas de usuário têm resultados."
+        return gettext("Only approvals and user tasks have outcomes.")
     if outcome:
-        return check_identifier(outcome, "O resultado")
+        return check_identifier(outcome, "outcome")
     return None
 
 
@@ -73,13 +76,15 @@ def _link_into(node: Node, kind: str, target: str, outcome: str, condition: str)
         return [existing["default"]] if "default" in existing else []
     if outcome:
         if isinstance(node.get("next"), str):
-            taken = f"Esta tarefa já segue para {node['next']}"
-            raise OpError({"outcome": f"{taken}: remova essa transição antes de usar resultados."})
+            taken = gettext(
+                "This task already goes to %(node)s: remove that transition before using outcomes."
+            ) % {"node": node["next"]}
+            raise OpError({"outcome": taken})
         node["outcomes"] = {**dict_field(node, "outcomes"), outcome: target}
         key = f"outcome.{outcome}"
         return [existing[key]] if key in existing else []
     if kind == "user_task" and node.get("outcomes"):
-        raise OpError({"outcome": "Esta tarefa sai por resultados: informe o resultado."})
+        raise OpError({"outcome": gettext("This task leaves by outcomes: give the outcome.")})
     if kind == "parallel":
         return _fork_into(node, target)
     node["next"] = target
@@ -95,7 +100,9 @@ def _fork_into(node: Node, target: str) -> list[Link]:
     elif isinstance(nxt, list) and target not in nxt:
         node["next"] = [*nxt, target]
     else:
-        raise OpError({"target": f"Já existe uma transição para {target}."})
+        raise OpError(
+            {"target": gettext("There is already a transition to %(node)s.") % {"node": target}}
+        )
     return []
 
 
@@ -103,7 +110,7 @@ def disconnect(document: Mapping[str, Any], source: str, key: str) -> Applied:
     """Remove one outgoing transition, named by its ``Link.key``."""
     found = {link.key: link for link in links(find(document, source))}
     if key not in found:
-        raise OpError({"link": "Essa transição não existe mais."})
+        raise OpError({"link": gettext("That transition no longer exists.")})
     doc = copy.deepcopy(dict(document))
     node = find(doc, source)
     field, _, rest = key.partition(".")

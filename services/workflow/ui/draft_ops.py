@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from core.i18n import gettext
+from core.i18n import N_, gettext
 
 NODE_TYPES: Final = (
     "start",
@@ -161,25 +161,67 @@ def timers_of(node: Mapping[str, Any]) -> list[dict[str, Any]]:
 # --- checks shared by the operations ---------------------------------------------------------
 
 
-def check_identifier(value: str, what: str = "O identificador") -> str | None:
+IDENTIFIER_MESSAGES: Final[Mapping[str, tuple[str, str]]] = {
+    "node": (
+        N_("The identifier is required."),
+        N_(
+            "The identifier must have lower-case letters, digits and _"
+            " (starting with a letter, up to 64)."
+        ),
+    ),
+    "new_id": (
+        N_("The new identifier is required."),
+        N_(
+            "The new identifier must have lower-case letters, digits and _"
+            " (starting with a letter, up to 64)."
+        ),
+    ),
+    "outcome": (
+        N_("The outcome is required."),
+        N_(
+            "The outcome must have lower-case letters, digits and _"
+            " (starting with a letter, up to 64)."
+        ),
+    ),
+    "timer": (
+        N_("The identifier of the deadline is required."),
+        N_(
+            "The identifier of the deadline must have lower-case letters, digits and _"
+            " (starting with a letter, up to 64)."
+        ),
+    ),
+    "rule": (
+        N_("The identifier of the rule is required."),
+        N_(
+            "The identifier of the rule must have lower-case letters, digits and _"
+            " (starting with a letter, up to 64)."
+        ),
+    ),
+}
+"""What an identifier field says when it is empty or malformed, by the thing it names."""
+
+
+def check_identifier(value: str, subject: str = "node") -> str | None:
+    """A sentence (in the locale in force) if ``value`` is not a valid identifier."""
+    missing, malformed = IDENTIFIER_MESSAGES[subject]
     if not value:
-        return f"{what} é obrigatório."
+        return gettext(missing)
     if len(value) > MAX_ID or not IDENTIFIER.match(value):
-        return f"{what} deve ter letras minúsculas, dígitos e _ (começando por letra, até 64)."
+        return gettext(malformed)
     return None
 
 
 def check_dotted(value: str) -> str | None:
     if len(value) > 100 or not DOTTED.match(value):
-        return "Use um nome com pontos em minúsculas, como diario.revisao."
+        return gettext("Use a dotted lower-case name, such as diario.revisao.")
     return None
 
 
 def target_error(document: Mapping[str, Any], target: str) -> str | None:
     if not target:
-        return "Escolha a etapa de destino."
+        return gettext("Choose the target step.")
     if target not in node_ids(document):
-        return f"A etapa {target} não existe neste rascunho."
+        return gettext("The step %(node)s is not in this draft.") % {"node": target}
     return None
 
 
@@ -199,13 +241,15 @@ def add_node(
     ids = node_ids(document)
     id_error = check_identifier(node_id)
     if id_error is None and node_id in ids:
-        id_error = f"Já existe uma etapa {node_id}."
+        id_error = gettext("There is already a step %(node)s.") % {"node": node_id}
     refuse_if(
         {
             "node_id": id_error,
-            "node_type": None if node_type in NODE_TYPES else "Escolha um tipo de etapa.",
-            "name": "Nome longo demais (até 200)." if len(name) > MAX_NAME else None,
-            "after": f"A etapa {after} não existe." if after and after not in ids else None,
+            "node_type": None if node_type in NODE_TYPES else gettext("Choose a type of step."),
+            "name": gettext("Name too long (up to 200).") if len(name) > MAX_NAME else None,
+            "after": gettext("The step %(node)s does not exist.") % {"node": after}
+            if after and after not in ids
+            else None,
         }
     )
     doc = copy.deepcopy(dict(document))
@@ -223,11 +267,11 @@ def rename_node(document: Mapping[str, Any], old: str, new: str) -> Applied:
     ``outcomes``, exclusive ``branches`` and ``default``, boundary ``timers[].next`` and
     ``policy.exclude_completers_of``."""
     find(document, old)
-    error = check_identifier(new, "O novo identificador")
+    error = check_identifier(new, "new_id")
     if error is None and new == old:
-        error = "O novo identificador é igual ao atual."
+        error = gettext("The new identifier is the same as the current one.")
     if error is None and new in node_ids(document):
-        error = f"Já existe uma etapa {new}."
+        error = gettext("There is already a step %(node)s.") % {"node": new}
     refuse_if({"new_id": error})
     doc = copy.deepcopy(dict(document))
     for node in nodes_of(doc):
@@ -257,7 +301,7 @@ def move_node(document: Mapping[str, Any], node_id: str, direction: str) -> Appl
     """One place up or down in the list (presentation order only); at an edge, no change."""
     find(document, node_id)
     if direction not in ("up", "down"):
-        raise OpError({"direction": "Escolha subir ou descer."})
+        raise OpError({"direction": gettext("Choose up or down.")})
     doc = copy.deepcopy(dict(document))
     nodes = nodes_of(doc)
     here = [n.get("id") for n in nodes].index(node_id)

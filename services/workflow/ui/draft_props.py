@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from core.boundary import whole_number
+from core.i18n import gettext
 from services.workflow.definition.durations import DurationError, parse_duration
 from services.workflow.ui.draft_ops import (
     HUMAN,
@@ -81,19 +82,19 @@ def current_properties(node: Mapping[str, Any]) -> dict[str, str]:
 
 def header_errors(name: str, prefix: str) -> dict[str, str | None]:
     return {
-        "name": "Informe o nome."
+        "name": gettext("Give the name.")
         if not name
-        else ("Nome longo demais." if len(name) > MAX_NAME else None),
+        else (gettext("Name too long.") if len(name) > MAX_NAME else None),
         "protocol_prefix": None
         if PREFIX.match(prefix)
-        else "Use de 2 a 10 letras maiúsculas, como PUR.",
+        else gettext("Use 2 to 10 capital letters, such as PUR."),
     }
 
 
 def new_document(key: str, name: str, prefix: str) -> Document:
     """A draft from scratch: the header, a start and an end (to be connected)."""
     errors = header_errors(name, prefix)
-    errors["key"] = check_dotted(key) if key else "Informe a chave da definição."
+    errors["key"] = check_dotted(key) if key else gettext("Give the key of the definition.")
     refuse_if(errors)
     return {
         "format": 1,
@@ -134,42 +135,44 @@ def _property_error(field: str, value: str, given: Mapping[str, str]) -> str | N
     if field in ("queue", "handler", "form_key", "pending_queue"):
         return check_dotted(value)
     if field == "name":
-        return "Nome longo demais (até 200)." if len(value) > MAX_NAME else None
+        return gettext("Name too long (up to 200).") if len(value) > MAX_NAME else None
     if field == "form_version":
         if not given.get("form_key"):
-            return "Informe a chave do formulário antes da versão."
+            return gettext("Give the key of the form before its version.")
         valid = whole_number(value, low=1) is not None
-        return None if valid else "A versão é um número a partir de 1."
+        return None if valid else gettext("The version is a number from 1.")
     if field in ("duration", "business_days", "until"):
         return _timing_error(field, value, given)
     if field == "result":
-        return None if value in RESULTS else "Escolha um resultado da lista."
-    return "Texto longo demais." if len(value) > MAX_EXPR else None
+        return None if value in RESULTS else gettext("Choose a result from the list.")
+    return gettext("Text too long.") if len(value) > MAX_EXPR else None
 
 
 def _timing_error(field: str, value: str, given: Mapping[str, str]) -> str | None:
     others = [f for f in ("duration", "business_days", "until") if f != field and given.get(f)]
     if others and field != "duration":
-        return "Use só um: duração, dias úteis ou data limite."
+        return gettext("Use only one: duration, business days or a limit date.")
     if field == "duration":
         return _duration_error(value)
     if field == "business_days":
         return _days_error(value)
-    return "Expressão longa demais." if len(value) > MAX_EXPR else None
+    return gettext("Expression too long.") if len(value) > MAX_EXPR else None
 
 
 def _duration_error(value: str) -> str | None:
     try:
         parse_duration(value)
     except DurationError:
-        return "Use uma duração ISO 8601 em semanas, dias, horas ou minutos, como PT48H ou P2D."
+        return gettext(
+            "Use an ISO 8601 duration in weeks, days, hours or minutes, such as PT48H or P2D."
+        )
     return None
 
 
 def _days_error(value: str) -> str | None:
     if whole_number(value, low=1, high=MAX_DAYS) is not None:
         return None
-    return f"Dias úteis: um número de 1 a {MAX_DAYS}."
+    return gettext("Business days: a number from 1 to %(max)s.") % {"max": MAX_DAYS}
 
 
 def _write_property(node: Node, field: str, value: str, given: Mapping[str, str]) -> None:
@@ -203,7 +206,7 @@ def set_condition(document: Mapping[str, Any], node_id: str, index: str, when: s
     branches = list_field(node, "branches")
     position = whole_number(index)
     if position is None or position >= len(branches):
-        raise OpError({"when": "Essa condição não existe mais."})
+        raise OpError({"when": gettext("That condition no longer exists.")})
     refuse_if({"when": _expression_error(when)})
     doc = copy.deepcopy(dict(document))
     branch = find(doc, node_id)["branches"][position]
@@ -213,23 +216,23 @@ def set_condition(document: Mapping[str, Any], node_id: str, index: str, when: s
 
 def _expression_error(text: str) -> str | None:
     if not text.strip():
-        return "Informe a condição."
-    return "Expressão longa demais (até 4000 caracteres)." if len(text) > MAX_EXPR else None
+        return gettext("Give the condition.")
+    return gettext("Expression too long (up to 4000 characters).") if len(text) > MAX_EXPR else None
 
 
 def add_timer(document: Mapping[str, Any], node_id: str, values: Mapping[str, str]) -> Applied:
     """A boundary timer on a human task: one of duration / business days, and where it leads."""
     node = find(document, node_id)
     if node.get("type") not in HUMAN:
-        raise OpError({"timer_id": "Só tarefas humanas têm prazos de borda."})
+        raise OpError({"timer_id": gettext("Only human tasks have boundary deadlines.")})
     timer_id = values.get("timer_id", "").strip()
     duration = values.get("duration", "").strip()
     days = values.get("business_days", "").strip()
     target = values.get("target", "").strip()
     escalate = values.get("escalate_to", "").strip()
-    id_error = check_identifier(timer_id, "O identificador do prazo")
+    id_error = check_identifier(timer_id, "timer")
     if id_error is None and timer_id in {str(t.get("id")) for t in timers_of(node)}:
-        id_error = f"Esta etapa já tem um prazo {timer_id}."
+        id_error = gettext("This step already has a deadline %(id)s.") % {"id": timer_id}
     errors = {
         "timer_id": id_error,
         "duration": _duration_error(duration) if duration else None,
@@ -238,11 +241,11 @@ def add_timer(document: Mapping[str, Any], node_id: str, values: Mapping[str, st
         "escalate_to": check_dotted(escalate) if escalate else None,
     }
     if bool(duration) == bool(days):
-        errors["duration"] = (
-            errors["duration"] or "Informe a duração ou os dias úteis (um dos dois)."
+        errors["duration"] = errors["duration"] or gettext(
+            "Give the duration or the business days (one of the two)."
         )
     if not target and not escalate:
-        errors["target"] = "Informe o destino ou a fila para onde escalar."
+        errors["target"] = gettext("Give the target or the queue to escalate to.")
     refuse_if(errors)
     timer: dict[str, Any] = {"id": timer_id}
     _put(timer, "duration", duration)
@@ -258,7 +261,7 @@ def add_timer(document: Mapping[str, Any], node_id: str, values: Mapping[str, st
 
 def remove_timer(document: Mapping[str, Any], node_id: str, timer_id: str) -> Applied:
     if timer_id not in {str(t.get("id")) for t in timers_of(find(document, node_id))}:
-        raise OpError({"timer": "Esse prazo não existe mais."})
+        raise OpError({"timer": gettext("That deadline no longer exists.")})
     doc = copy.deepcopy(dict(document))
     node = find(doc, node_id)
     node["timers"] = [t for t in timers_of(node) if str(t.get("id")) != timer_id]
@@ -269,19 +272,21 @@ def add_rule(document: Mapping[str, Any], node_id: str, values: Mapping[str, str
     """A rule of a validation node: ``expr`` is CEL, true means valid."""
     node = find(document, node_id)
     if node.get("type") != "validation":
-        raise OpError({"rule_id": "Só etapas de validação têm regras."})
+        raise OpError({"rule_id": gettext("Only validation steps have rules.")})
     rule_id = values.get("rule_id", "").strip()
     expr = values.get("expr", "").strip()
     message = values.get("message", "").strip()
-    id_error = check_identifier(rule_id, "O identificador da regra")
+    id_error = check_identifier(rule_id, "rule")
     rules = list_field(node, "rules")
     if id_error is None and rule_id in {str(r.get("id")) for r in rules if isinstance(r, dict)}:
-        id_error = f"Esta etapa já tem uma regra {rule_id}."
+        id_error = gettext("This step already has a rule %(id)s.") % {"id": rule_id}
     refuse_if(
         {
             "rule_id": id_error,
             "expr": _expression_error(expr),
-            "message": None if 0 < len(message) <= 500 else "Informe a mensagem (até 500).",
+            "message": None
+            if 0 < len(message) <= 500
+            else gettext("Give the message (up to 500)."),
         }
     )
     severity = "warning" if values.get("severity") == "warning" else "error"
@@ -296,7 +301,7 @@ def remove_rule(document: Mapping[str, Any], node_id: str, rule_id: str) -> Appl
     rules = list_field(find(document, node_id), "rules")
     kept = [r for r in rules if isinstance(r, dict) and str(r.get("id")) != rule_id]
     if len(kept) == len(rules):
-        raise OpError({"rule": "Essa regra não existe mais."})
+        raise OpError({"rule": gettext("That rule no longer exists.")})
     doc = copy.deepcopy(dict(document))
     find(doc, node_id)["rules"] = kept
     return Applied(doc, node_id)

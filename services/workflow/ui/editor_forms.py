@@ -16,6 +16,7 @@ from typing import Any, Final
 from urllib.parse import quote
 
 from contracts.errors import FieldError, RuleError
+from core.i18n import N_, gettext
 from services.workflow.rules import compile_expression
 from services.workflow.ui.definition_views import NodeView, swimlanes
 from services.workflow.ui.draft_links import connect, disconnect
@@ -50,34 +51,34 @@ HIDDEN: Final = frozenset({"link", "timer", "rule", "direction", "index"})
 """Fields the page sends as hidden inputs: their errors link to the node, not to a field."""
 
 LABELS: Final[Mapping[str, str]] = {
-    "name": "Nome",
-    "queue": "Fila",
-    "form_key": "Formulário (chave)",
-    "form_version": "Versão do formulário",
-    "handler": "Handler",
-    "template": "Modelo",
-    "pending_queue": "Fila de pendências",
-    "duration": "Duração",
-    "business_days": "Dias úteis",
-    "until": "Até (expressão)",
-    "result": "Resultado",
-    "new_id": "Novo identificador",
-    "target": "Destino",
-    "outcome": "Resultado",
-    "condition": "Condição",
-    "when": "Condição",
-    "timer_id": "Identificador do prazo",
-    "escalate_to": "Escalar para a fila",
-    "rule_id": "Identificador da regra",
-    "expr": "Expressão",
-    "message": "Mensagem",
-    "node_id": "Identificador",
-    "node_type": "Tipo",
-    "after": "Inserir depois de",
-    "protocol_prefix": "Prefixo de protocolo",
-    "description": "Descrição",
-    "key": "Chave da definição",
-    "version": "Versão",
+    "name": N_("Name"),
+    "queue": N_("Queue"),
+    "form_key": N_("Form (key)"),
+    "form_version": N_("Form version"),
+    "handler": N_("Handler"),
+    "template": N_("Template"),
+    "pending_queue": N_("Pending queue"),
+    "duration": N_("Duration"),
+    "business_days": N_("Business days"),
+    "until": N_("Until (expression)"),
+    "result": N_("Result"),
+    "new_id": N_("New identifier"),
+    "target": N_("Target"),
+    "outcome": N_("Outcome"),
+    "condition": N_("Condition"),
+    "when": N_("Condition"),
+    "timer_id": N_("Identifier of the deadline"),
+    "escalate_to": N_("Escalate to the queue"),
+    "rule_id": N_("Identifier of the rule"),
+    "expr": N_("Expression"),
+    "message": N_("Message"),
+    "node_id": N_("Identifier"),
+    "node_type": N_("Type"),
+    "after": N_("Insert after"),
+    "protocol_prefix": N_("Protocol prefix"),
+    "description": N_("Description"),
+    "key": N_("Key of the definition"),
+    "version": N_("Version"),
 }
 
 NodeEdit = Callable[[Document, str, Mapping[str, str]], Applied]
@@ -90,7 +91,7 @@ def expression_problem(text: str) -> str | None:
     except RuleError as exc:
         syntax = [e for e in exc.errors if e.code in SYNTAX_CODES]
         if syntax:
-            return f"Expressão malformada: {syntax[0].message}"
+            return gettext("Malformed expression: %(problem)s") % {"problem": syntax[0].message}
     return None
 
 
@@ -220,7 +221,7 @@ class Failed:
         return [
             (
                 anchor if f in HIDDEN else f"#f-{self.prefix}-{f}",
-                LABELS.get(f, f),
+                gettext(LABELS[f]) if f in LABELS else f,
                 self.errors[f],
             )
             for f in ordered

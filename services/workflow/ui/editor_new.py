@@ -12,6 +12,7 @@ from litestar.connection import ASGIConnection
 
 from contracts.errors import NotFound, ServiceUnavailable
 from core.boundary import whole_number
+from core.i18n import gettext
 from services.workflow.ui.deps import reads_of
 from services.workflow.ui.draft_ops import OpError
 from services.workflow.ui.draft_props import new_document
@@ -74,7 +75,11 @@ class NewDraftController(Controller):
         found = None if chosen is None else await reads_of(request).version(key, chosen)
         if found is None:
             failed = Failed(
-                "copy", None, values, {"version": "Escolha uma versão publicada."}, ("version",)
+                "copy",
+                None,
+                values,
+                {"version": gettext("Choose a published version.")},
+                ("version",),
             )
             return await _new_page(request, failed, values["version"], status_code=422)
         draft = await drafts_of(request).create(

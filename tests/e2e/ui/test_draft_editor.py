@@ -39,10 +39,25 @@ async def _type(field: Locator, text: str) -> None:
 
 
 async def _choose(select: Locator, label: str) -> None:
-    """Pick an option of a closed select by typing its label (Chromium's typeahead)."""
+    """Pick an option of a closed select by typing its label (Chromium's typeahead).
+
+    Only the label's leading ASCII is typed: Playwright sends a character the US key map lacks
+    (the ``ã`` of "Decisão", the ``á`` of "Etapa automática") as inserted text, which Chromium
+    does not treat as typeahead on a ``<select>`` but writes into the last focused text field,
+    focus included. The prefix is enough for typeahead (every option label here starts with
+    more ASCII than the others share), and the assertion checks the whole label was picked.
+    """
     await select.focus()
-    await select.page.keyboard.type(label)
+    await select.page.keyboard.type(_typeable_prefix(label))
     await expect(select.locator("option:checked")).to_have_text(label)
+
+
+def _typeable_prefix(label: str) -> str:
+    """``label`` up to its first character a US keyboard has no key for."""
+    for position, char in enumerate(label):
+        if not (char.isascii() and char.isprintable()):
+            return label[:position]
+    return label
 
 
 async def _enter(control: Locator) -> None:
@@ -91,11 +106,6 @@ async def _set_properties(page: Page, node_id: str, values: dict[str, str]) -> N
     await expect(page.get_by_role("status")).to_contain_text("Propriedades salvas.")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known regression (#20): since the editor's pages went through the catalog, adding a "
-    "step from the keyboard answers 'A alteração não foi salva: 1 problema'; not yet diagnosed",
-)
 async def test_a_flow_is_built_validated_fixed_and_published_from_the_keyboard(
     site: Site, browser: Browser
 ) -> None:
@@ -212,11 +222,6 @@ async def test_a_copied_version_is_edited_without_javascript(site: Site, browser
     await context.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known regression (#20): since the editor's pages went through the catalog, adding a "
-    "step from the keyboard answers 'A alteração não foi salva: 1 problema'; not yet diagnosed",
-)
 async def test_a_malformed_condition_is_refused_and_an_invalid_draft_is_not_published(
     site: Site, browser: Browser
 ) -> None:
