@@ -7,7 +7,8 @@ calendars; modules never count days themselves.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from datetime import date, datetime
+from typing import Annotated, Literal, Protocol
 
 import msgspec
 
@@ -38,3 +39,48 @@ class LegalRule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     counts_from: Literal["receipt", "start"] = "receipt"
     max_extensions: Annotated[int, msgspec.Meta(ge=0, le=10)] = 0
     extension_days: Annotated[int, msgspec.Meta(ge=0, le=3650)] = 0
+
+
+LEGAL_DEADLINES_KEY = "workflow.legal_deadlines"
+"""Where the composition root puts a ``LegalDeadlines`` in ``platform.extras`` (absent in plain
+mode, where no deadline is counted)."""
+
+
+class DeadlineNotice(msgspec.Struct, frozen=True, kw_only=True):
+    """A deadline as a person is told it: the rule, when the request was filed and counts as
+    received, and the local due day (``due_on``; ``due_at`` is 23:59:59 local of that day).
+    ``extends`` is the due day of the deadline in force that an extension counts from."""
+
+    rule: str
+    rule_name: str
+    legal_basis: str
+    counting: Literal["calendar", "business"]
+    days: int
+    filed_at: datetime | None
+    received_on: date | None
+    due_on: date
+    due_at: datetime
+    extends: date | None = None
+
+
+class LegalDeadlines(Protocol):
+    """The engine's counting of legal deadlines, as a module reads it (never counts itself).
+
+    A notification sent before its step's deadline exists (the acknowledgement of a request is
+    sent before the analysis task opens) asks what the engine will count when the token reaches
+    the timer: same rule, calendar version, receipt rule and deadline in force.
+    """
+
+    async def upcoming(
+        self,
+        instance_id: str,
+        rule: str,
+        *,
+        at: datetime,
+        timer_id: str = "deadline",
+        extension: bool = False,
+    ) -> DeadlineNotice:
+        """The deadline a timer ``timer_id`` naming ``rule`` gets on this instance if it starts
+        at ``at`` (an extension: counted from the instance's deadline in force for that timer).
+        ``NotFound`` for an unknown rule; nothing is stored."""
+        ...

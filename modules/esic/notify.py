@@ -1,5 +1,7 @@
 """Citizen e-mails from notification nodes, sent at most once per idempotency key.
 
+The text and its dates come from ``modules.esic.letters``.
+
 The sent-log row is written before the mail goes out (``sending``) and marked ``sent`` after:
 a redelivered step finding ``sent`` (or ``skipped``, for an anonymous case) does nothing. Only
 a crash between the SMTP call and the mark re-sends — with the same ``Message-ID``. Logs carry
@@ -17,28 +19,11 @@ from contracts.platform import PlatformContext
 from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import StepInput, StepResult, TransitionEvent
 from core.mail import Mailer, MailMessage, mailer_from_settings, message_id
+from modules.esic.letters import Letters
 from modules.esic.records import CASE, REQUEST, Kind, Tracked
 from modules.esic.tables import notifications
 
 log = structlog.get_logger("tramita.esic")
-
-TEMPLATES: dict[str, tuple[str, str]] = {
-    "esic.received": ("Pedido recebido", "Seu pedido de informação foi recebido."),
-    "esic.extended": ("Prazo prorrogado", "O prazo de resposta foi prorrogado por 10 dias."),
-    "esic.answered": ("Pedido respondido", "Seu pedido foi respondido. Recurso: 10 dias."),
-    "esic.appeal_answered": ("Recurso respondido", "Seu recurso foi respondido."),
-    "esic.closed": ("Pedido encerrado", "Seu pedido foi encerrado."),
-    "esic.expired": ("Prazo vencido", "O prazo legal de resposta venceu."),
-    "esic.late": (
-        "Prazo vencido",
-        "O prazo legal de resposta venceu sem resposta. Você pode apresentar reclamação "
-        "em até 10 dias (Decreto 7.724/2012, art. 22).",
-    ),
-    "ouvidoria.received": ("Manifestação recebida", "Sua manifestação foi recebida."),
-    "ouvidoria.extended": ("Prazo prorrogado", "O prazo de resposta foi prorrogado por 30 dias."),
-    "ouvidoria.answered": ("Manifestação respondida", "Sua manifestação foi respondida."),
-    "ouvidoria.expired": ("Prazo vencido", "O prazo legal de resposta venceu."),
-}
 
 
 class Runtime:
@@ -101,13 +86,13 @@ class Notifier:
         if to is None:
             log.info("notification_skipped", template=template, correlation_id=step.instance_id)
             return StepResult()
-        title, text = TEMPLATES.get(template, ("Atualização", "Seu processo foi atualizado."))
+        title, body = await Letters(p).compose(step)
         assert self._rt.mailer is not None
         await self._rt.mailer.send(
             MailMessage(
                 to=to,
                 subject=f"[{step.protocol}] {title}",
-                body=f"Protocolo {step.protocol}\n\n{text}\n",
+                body=body,
                 message_id=message_id(step.idempotency_key),
             )
         )

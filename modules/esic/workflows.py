@@ -86,13 +86,16 @@ FORMS = (
 FAILURE = {"max_attempts": 8, "backoff_cap_s": 300.0, "on_validation_error": "fail"}
 
 
-def _notify(node_id: str, handler: str, template: str, key: str, nxt: str) -> dict[str, Any]:
+def _notify(
+    node_id: str, handler: str, template: str, key: str, nxt: str, *also: str
+) -> dict[str, Any]:
+    """``also``: more context the e-mail states (the extension's justification)."""
     return {
         "id": node_id,
         "type": "notification",
         "handler": handler,
         "template": template,
-        "consumes": [key],
+        "consumes": [key, *also],
         "failure": FAILURE,
         "next": nxt,
     }
@@ -142,6 +145,7 @@ def _sector_nodes(sector: str) -> list[dict[str, Any]]:
             "esic.extended",
             "request_id",
             f"extended_{sector}",
+            "extension_reason",  # LAI, art. 11, § 2º: the requester is told the justification
         ),
         _task(
             f"extended_{sector}",
@@ -333,7 +337,14 @@ MANIFESTACAO: dict[str, Any] = {
             "outcomes": {"answer": "notify_answered", "extend": "notify_extended"},
             "outcome_requires": {"answer": ["answer"], "extend": ["extension_reason"]},
         },
-        _notify("notify_extended", "ouvidoria.notify", "ouvidoria.extended", "case_id", "extended"),
+        _notify(
+            "notify_extended",
+            "ouvidoria.notify",
+            "ouvidoria.extended",
+            "case_id",
+            "extended",
+            "extension_reason",
+        ),
         {
             "id": "extended",
             "type": "user_task",

@@ -18,6 +18,7 @@ from contracts.registries import (
     PermissionRegistrar,
     RouteRegistrar,
 )
+from contracts.workflow.legal import LEGAL_DEADLINES_KEY
 
 if TYPE_CHECKING:
     from services.workflow.bootstrap import WorkflowService
@@ -63,6 +64,7 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     from services.workflow.persistence.drafts_repo import SqlDraftStore
     from services.workflow.persistence.migration_repo import SqlMigrationQueries
     from services.workflow.persistence.search_repo import SqlApiReads
+    from services.workflow.runtime.deadline_notices import DeadlineNotices
     from services.workflow.runtime.migration import Migrator
     from services.workflow.ui.deps import INBOX_KEY
 
@@ -81,6 +83,9 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     drafts = SqlDraftStore(platform.database, platform.clock, platform.ids)
     platform.extras["workflow.drafts"] = drafts  # ui.editor_ports.DRAFTS_KEY
     platform.extras[BUSINESS_DAYS_KEY] = _BusinessDays(service)  # contracts.calendar
+    assert service.uow_factory is not None  # build() always sets it
+    notices = DeadlineNotices(service.uow_factory, service.legal)
+    platform.extras[LEGAL_DEADLINES_KEY] = notices  # contracts.workflow.legal
     redis_url = platform.settings.redis_url
     if redis_url:
         platform.extras.setdefault("health_checks", {})["broker"] = _broker_probe(redis_url)

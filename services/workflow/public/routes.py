@@ -15,7 +15,9 @@ from litestar.params import FromPath
 
 from contracts.errors import NotFound
 from services.workflow.api.deps import platform_of, reads_of
+from services.workflow.api.ports import InstanceQuery
 from services.workflow.page_headers import SECURITY_HEADERS
+from services.workflow.public.explain import render_deadlines
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
 from services.workflow.public.timeline import PublicTimeline, build_timeline, render_html
 
@@ -23,12 +25,15 @@ DEFAULT_RATE = 60
 """Requests per minute per client address on ``/public``."""
 
 
-async def _timeline(request: Request[Any, Any, Any], token: str) -> PublicTimeline:
+def _protocol(request: Request[Any, Any, Any], token: str) -> str:
     platform = platform_of(request)
-    protocol = read_link(
+    return read_link(
         platform.settings.secret_key, platform.clock, token, max_age_s=DEFAULT_LINK_TTL_S
     )
-    source = await reads_of(request).public_source(protocol)
+
+
+async def _timeline(request: Request[Any, Any, Any], token: str) -> PublicTimeline:
+    source = await reads_of(request).public_source(_protocol(request, token))
     if source is None:
         raise NotFound("unknown or expired link")
     return build_timeline(source)
@@ -42,9 +47,15 @@ async def timeline_json(request: Request[Any, Any, Any], token: FromPath[str]) -
 
 @get("/timeline/{token:str}", media_type="text/html")
 async def timeline_page(request: Request[Any, Any, Any], token: FromPath[str]) -> Response[str]:
-    """The citizen's page."""
+    """The citizen's page, with the plain-words explanation of each legal deadline."""
+    from services.workflow.ui.deadline_view import deadline_stories  # ui imports this module
+
+    timeline = await _timeline(request, token)
+    zone_name = platform_of(request).settings.timezone
+    found = await reads_of(request).search(InstanceQuery(protocol=timeline.protocol, limit=1))
+    told = await deadline_stories(request, found[0].id, public=True) if found else []
     return Response(
-        render_html(await _timeline(request, token), platform_of(request).settings.timezone),
+        render_html(timeline, zone_name, render_deadlines(told, timeline, zone_name)),
         media_type="text/html",
         headers=SECURITY_HEADERS,
     )

@@ -101,9 +101,12 @@ def _suspended_text(suspension: PublicSuspension, zone_name: str) -> str:
     return f"prazo suspenso desde {date_text(suspension.since, zone_name)}{basis}"
 
 
-def render_html(timeline: PublicTimeline, zone_name: str = DEFAULT_ZONE) -> str:
+def render_html(
+    timeline: PublicTimeline, zone_name: str = DEFAULT_ZONE, explanation: str = ""
+) -> str:
     """A minimal, dependency-free page in the jurisdiction's local time; every label is
-    escaped (authors wrote them)."""
+    escaped (authors wrote them). ``explanation``: the deadline section, already escaped
+    (``public.explain.render_deadlines``)."""
 
     def _date(moment: datetime) -> str:
         return datetime_text(moment, zone_name)
@@ -119,6 +122,6 @@ def render_html(timeline: PublicTimeline, zone_name: str = DEFAULT_ZONE) -> str:
         '<!doctype html>\n<html lang="pt-BR"><head><meta charset="utf-8">'
         f"<title>Protocolo {html.escape(timeline.protocol)}</title></head><body>"
         f"<h1>Protocolo {html.escape(timeline.protocol)}</h1>"
-        f"<p>{state} — aberto em {_date(timeline.started_at)}</p>"
+        f"<p>{state} — aberto em {_date(timeline.started_at)}</p>{explanation}"
         f"<ol>\n{rows}\n</ol></body></html>"
     )

@@ -6,7 +6,8 @@ The facts come from what the engine stored: the counted deadline kept with each 
 audit entry: filing, receipt, start, nominal end, the closed days that moved it) and, where the
 deadline is tracked, its events (extensions with their justification, suspensions and
 resumptions). For the citizen (``public=True``) the internal text is left out: no suspension
-reason, no extension justification, no legal-basis wording beyond the rule's name.
+reason (it may name people) and no legal-basis wording beyond the rule's name. An extension's
+justification stays: the requester is told it (Lei 12.527/2011, art. 11, § 2º).
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def _events(
                 Prorogation(
                     days=event.days,
                     on=calendar.local_date(event.at),
-                    justification=None if public else event.justification,
+                    justification=event.justification,
                 )
             )
         elif isinstance(event, Suspension):

@@ -4,28 +4,28 @@ queue, start dates, searchable context fields, or only the overdue ones.
 A GET form (works without JavaScript; the URL is the search, so it can be bookmarked) over the
 same read port as the API's instance search (``ApiReads.search``): newest first, keyset pages
 (``before`` is the last id shown). Dates are local dates in the jurisdiction's time zone
-(America/Sao_Paulo), turned into UTC instants at local midnight. A context field filter needs
-a definition and one of the keys its latest version declares ``searchable``.
+(``settings.timezone``, i.e. ``TRAMITA_TIMEZONE``), turned into UTC instants at local
+midnight. A context field filter needs a definition and one of the keys its latest version
+declares ``searchable``.
 """
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from urllib.parse import urlencode
-from zoneinfo import ZoneInfo
 
 from litestar import Controller, Request, Response, get
 from markupsafe import Markup
 
 from contracts.workflow.types import TERMINAL_STATUSES
 from core.i18n import N_, gettext
+from core.localtime import DEFAULT_ZONE, zone
 from services.workflow.api.ports import InstanceQuery
 from services.workflow.ui.deps import inbox_of, reads_of
 from services.workflow.ui.web import page, page_requires, platform_of
 
 SEARCH = "/cms/workflow/search"
-ZONE = ZoneInfo("America/Sao_Paulo")
 PAGE = 25
 STATUSES = {
     "created": N_("Created"),
@@ -42,13 +42,14 @@ STATUSES = {
 _KEEP = ("protocol", "definition", "status", "node", "queue", "from", "to", "field", "overdue")
 
 
-def local_midnight(value: str) -> datetime | None:
-    """A ``YYYY-MM-DD`` local date as the UTC instant its day starts; ``None`` if malformed."""
+def local_midnight(value: str, zone_name: str = DEFAULT_ZONE) -> datetime | None:
+    """A ``YYYY-MM-DD`` date, local to ``zone_name``, as the UTC instant its day starts;
+    ``None`` if malformed."""
     try:
         day = date.fromisoformat(value)
     except ValueError:
         return None
-    return datetime.combine(day, time(), ZONE).astimezone(ZoneInfo("UTC"))
+    return datetime.combine(day, time(), zone(zone_name)).astimezone(UTC)
 
 
 def _text(params: dict[str, str], key: str) -> str | None:
@@ -86,9 +87,10 @@ class SearchPageController(Controller):
         if status is not None and status not in STATUSES:
             errors["status"] = gettext("Unknown status.")
         bounds: dict[str, datetime | None] = {}
+        zone_name = platform_of(request).settings.timezone
         for key in ("from", "to"):
             raw = (params.get(key) or "").strip()
-            bounds[key] = local_midnight(raw) if raw else None
+            bounds[key] = local_midnight(raw, zone_name) if raw else None
             if raw and bounds[key] is None:
                 errors[key] = gettext("Use a date such as 31/12/2026.")
         fields: dict[str, str] = {}
