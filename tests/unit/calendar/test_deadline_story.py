@@ -100,7 +100,7 @@ def test_an_extension_and_a_pause_go_with_the_deadline_in_force(es: Calendar) ->
     assert current.due_on == date(2027, 1, 11)
 
 
-def test_the_citizens_version_leaves_out_reasons_justifications_and_legal_text(
+def test_the_citizens_version_leaves_out_reasons_and_legal_text_but_keeps_justifications(
     es: Calendar,
 ) -> None:
     suspended = Suspension(
@@ -114,4 +114,5 @@ def test_the_citizens_version_leaves_out_reasons_justifications_and_legal_text(
     assert story.legal_basis is None
     assert [p.reason for p in story.pauses] == [None]
     assert [p.until for p in story.pauses] == [None]  # still suspended
-    assert [e.justification for e in story.extensions] == [None]
+    # The requester is told why the deadline was extended (Lei 12.527/2011, art. 11, § 2º).
+    assert [e.justification for e in story.extensions] == ["interno"]
