@@ -37,6 +37,16 @@ class Registrations(Protocol):
         ...
 
     @property
+    def units(self) -> Mapping[str, str]:
+        """``unit key -> pt-BR name`` of the organisational units modules declared."""
+        ...
+
+    @property
+    def queue_units(self) -> Mapping[str, str]:
+        """``queue key -> unit key`` as modules declared it (``unit=`` on a queue)."""
+        ...
+
+    @property
     def data_providers(self) -> Mapping[str, DataProvider]: ...
     @property
     def subjects(self) -> Mapping[str, WorkflowSubject]: ...

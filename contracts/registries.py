@@ -65,6 +65,7 @@ class QueueRegistrar(Protocol):
         members: tuple[str, ...] = (),
         permission: str | None = None,
         forward_to: tuple[str, ...] = (),
+        unit: str | None = None,
     ) -> None:
         """Declare a human work queue (``diario.revisao``) and optional default member user ids.
 
@@ -72,7 +73,14 @@ class QueueRegistrar(Protocol):
         tasks (membership alone is not enough); ``None`` means ``workflow.tasks``.
         ``forward_to`` lists the queues a member may forward this queue's tasks into even
         without being a member there (a member may always forward into their own queues).
+        ``unit`` names the organisational unit (declared with :meth:`unit`) whose supervisors
+        oversee the queue; an administrator may later move the queue to another unit.
         """
+        ...
+
+    def unit(self, key: str, name: str) -> None:
+        """Declare an organisational unit (``saude``, "Secretaria de Saúde") that queues name
+        in ``unit=``; its supervisors are assigned by an administrator, never by a module."""
         ...
 
 

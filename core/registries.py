@@ -31,6 +31,8 @@ class Collected:
     document_types: list[Mapping[str, Any]] = field(default_factory=list)
     queues: dict[str, tuple[str, tuple[str, ...], str]] = field(default_factory=dict)
     forward_targets: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+    queue_units: dict[str, str] = field(default_factory=dict)
     data_providers: dict[str, DataProvider] = field(default_factory=dict)
     subjects: dict[str, WorkflowSubject] = field(default_factory=dict)
     case_views: dict[str, CaseView] = field(default_factory=dict)
@@ -115,11 +117,18 @@ class QueueRegistrar(_Bound):
         members: tuple[str, ...] = (),
         permission: str | None = None,
         forward_to: tuple[str, ...] = (),
+        unit: str | None = None,
     ) -> None:
         self._c.claim("queue", key, self._plugin)
         self._c.queues[key] = (name, tuple(members), permission or DEFAULT_QUEUE_PERMISSION)
         if forward_to:
             self._c.forward_targets[key] = tuple(dict.fromkeys(forward_to))
+        if unit is not None:
+            self._c.queue_units[key] = unit
+
+    def unit(self, key: str, name: str) -> None:
+        self._c.claim("unit", key, self._plugin)
+        self._c.units[key] = name
 
 
 class DataProviderRegistrar(_Bound):
@@ -199,6 +208,8 @@ class Registrations:
     document_types: tuple[Mapping[str, Any], ...]
     queues: Mapping[str, tuple[str, tuple[str, ...], str]]
     forward_targets: Mapping[str, tuple[str, ...]]
+    units: Mapping[str, str]
+    queue_units: Mapping[str, str]
     data_providers: Mapping[str, DataProvider]
     subjects: Mapping[str, WorkflowSubject]
     case_views: Mapping[str, CaseView]
@@ -218,6 +229,8 @@ class Registrations:
             document_types=tuple(c.document_types),
             queues=MappingProxyType(dict(c.queues)),
             forward_targets=MappingProxyType(dict(c.forward_targets)),
+            units=MappingProxyType(dict(c.units)),
+            queue_units=MappingProxyType(dict(c.queue_units)),
             data_providers=MappingProxyType(dict(c.data_providers)),
             subjects=MappingProxyType(dict(c.subjects)),
             case_views=MappingProxyType(dict(c.case_views)),

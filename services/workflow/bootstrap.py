@@ -36,6 +36,7 @@ from services.workflow.persistence.inbox_repo import SqlInboxQuery
 from services.workflow.persistence.migration_repo import SqlMigrationQueries
 from services.workflow.persistence.operations_repo import SqlOperationStore
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
+from services.workflow.persistence.units_repo import SqlUnitRepo
 from services.workflow.rules import RuleEngine
 from services.workflow.runtime.applier import Applier
 from services.workflow.runtime.deadlines import DeadlineService
@@ -49,6 +50,7 @@ from services.workflow.runtime.migration import Migrator
 from services.workflow.runtime.operations import OperationService
 from services.workflow.runtime.ports import UnitOfWork
 from services.workflow.runtime.publishing import ModelCompiler
+from services.workflow.runtime.units import UnitService
 
 log = structlog.get_logger("tramita.workflow")
 NATIONAL_CALENDAR = CalendarSpec(key="br-national", version=1)
@@ -91,6 +93,7 @@ class WorkflowService:
     deadlines: DeadlineService
     legal: LegalTime
     documents: DocumentService
+    units: UnitService
     config: WorkflowConfig = field(default_factory=WorkflowConfig)
     uow_factory: Callable[[], SqlUnitOfWork] | None = None
     dispatcher: Dispatcher | None = None
@@ -101,6 +104,7 @@ class WorkflowService:
         """Publish the definitions modules registered (unchanged ones are no-ops)."""
         regs = self.platform.registrations
         lines = await self.catalog.sync(regs.queues, regs.forms, actor=Actor.system("boot"))
+        lines += await self.units.sync(regs.units, regs.queue_units, actor=Actor.system("boot"))
         await self.deadlines.publish_calendar(seal_spec(NATIONAL_CALENDAR), Actor.system("boot"))
         for doc_type in regs.document_types:
             if await self.documents.register_type(msgspec.convert(dict(doc_type), DocumentType)):
@@ -242,6 +246,12 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
     catalog = Catalog(uow_factory=uow, store=human_store, clock=clock, ids=ids, expressions=rules)
     inbox = Inbox(SqlInboxQuery(platform.database), clock)
 
+    def unit_store(unit: UnitOfWork) -> SqlUnitRepo:
+        assert isinstance(unit, SqlUnitOfWork)
+        return SqlUnitRepo(unit.conn)
+
+    units = UnitService(uow_factory=uow, store=unit_store, clock=clock)
+
     deadlines = DeadlineService(uow_factory=uow, store=deadline_store, clock=clock, legal=legal)
     documents = DocumentService(
         SqlDocumentRepo(platform.database, clock, ids, platform.audit),
@@ -260,6 +270,7 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         deadlines=deadlines,
         legal=legal,
         documents=documents,
+        units=units,
         config=config,
         uow_factory=uow,
         dispatcher=dispatcher,

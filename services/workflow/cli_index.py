@@ -24,4 +24,5 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "services.workflow.cli_operations:operation_group",
         "Long operations run in the background.",
     ),
+    ("unit", "services.workflow.cli_units:unit_group", "Organisational units and supervisors."),
 )

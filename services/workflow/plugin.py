@@ -37,6 +37,10 @@ def tramita_register_permissions(registry: PermissionRegistrar) -> None:
     registry.add("workflow.tasks", "Work on human tasks of queues one is a member of")
     registry.add("workflow.admin", "Manage queues, members and calendars")
     registry.add(
+        "workflow.supervise",
+        "Oversee every queue of the units one supervises (inbox and dashboard)",
+    )
+    registry.add(
         "workflow.tasks.forward_any",
         "Forward tasks into any active queue, also those one is not a member of",
     )
@@ -77,6 +81,7 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     platform.extras["workflow.tasks"] = service.tasks  # api.human_deps.TASKS_KEY
     platform.extras["workflow.deadlines"] = service.deadlines  # api.deadlines.DEADLINES_KEY
     platform.extras["workflow.catalog"] = service.catalog  # api.queues.CATALOG_KEY
+    platform.extras["workflow.units"] = service.units  # ui.deps.UNITS_KEY
     platform.extras["workflow.documents"] = service.documents  # api.documents.DOCUMENTS_KEY
     platform.extras[MIGRATOR_KEY] = Migrator(service.engine, SqlMigrationQueries())
     platform.extras["workflow.operations"] = service.operations  # api.operation_runs.OPERATIONS_KEY

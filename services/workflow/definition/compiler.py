@@ -58,7 +58,8 @@ class CompiledModel:
     ``queues`` maps each node that needs a worker to its worker queue (a service task may name
     its own); ``task_queues`` maps human nodes to the human queue their tasks are assigned to.
     ``timer_durations`` is keyed by ``(node_id, timer_id)``; an intermediate timer node uses its
-    own id as timer id. ``available`` lists the context keys guaranteed at each node.
+    own id as timer id. ``priorities`` holds each human node's priority rule (condition, level).
+    ``available`` lists the context keys guaranteed at each node.
     """
 
     definition: Definition
@@ -74,6 +75,7 @@ class CompiledModel:
     until: Mapping[str, Condition]
     rules: Mapping[str, tuple[tuple[ValidationRule, Condition], ...]]
     tables: Mapping[str, object]
+    priorities: Mapping[str, tuple[Condition, int]]
     timer_durations: Mapping[tuple[str, str], timedelta]
     queues: Mapping[str, str]
     task_queues: Mapping[str, str]
@@ -145,6 +147,7 @@ def compile_definition(
         until=ro(dict(analysis.expressions.until)),
         rules=ro(dict(analysis.expressions.rules)),
         tables=ro(dict(analysis.expressions.tables)),
+        priorities=ro(dict(analysis.expressions.priorities)),
         timer_durations=ro(_durations(defn)),
         queues=ro(queues),
         task_queues=ro(

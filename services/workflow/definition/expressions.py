@@ -12,7 +12,16 @@ from dataclasses import dataclass, field
 from contracts.errors import FieldError, RuleError
 
 from .graph import Graph
-from .model import DecisionTableNode, ExclusiveNode, Node, TimerNode, ValidationNode, ValidationRule
+from .model import (
+    HUMAN_TYPES,
+    PRIORITY_LEVELS,
+    DecisionTableNode,
+    ExclusiveNode,
+    Node,
+    TimerNode,
+    ValidationNode,
+    ValidationRule,
+)
 from .ports import Condition, ExpressionCompiler, TableCompiler
 
 
@@ -24,6 +33,8 @@ class CompiledExpressions:
     until: dict[str, Condition] = field(default_factory=dict)
     rules: dict[str, tuple[tuple[ValidationRule, Condition], ...]] = field(default_factory=dict)
     tables: dict[str, object] = field(default_factory=dict)
+    priorities: dict[str, tuple[Condition, int]] = field(default_factory=dict)
+    """Human node id -> (its priority rule's condition, the level it sets when true)."""
     errors: list[FieldError] = field(default_factory=list)
 
 
@@ -78,7 +89,8 @@ def compile_expressions(
     compiler: ExpressionCompiler,
     tables: TableCompiler | None,
 ) -> CompiledExpressions:
-    """Compile branch conditions, ``until`` timers, validation rules and decision tables.
+    """Compile branch conditions, ``until`` timers, validation rules, decision tables and the
+    priority rules of human nodes.
 
     Unreachable nodes are compiled against every key the definition produces, so their syntax
     errors still show next to the reachability error.
@@ -89,6 +101,11 @@ def compile_expressions(
     for nid, node in graph.nodes.items():
         names = variables_at(node, available.get(nid, everything))
         base = graph.path(nid)
+        if isinstance(node, HUMAN_TYPES) and node.priority is not None:
+            urgency = node.priority
+            cond = c.one(nid, urgency.when, names, f"{base}.priority.when")
+            if cond is not None:
+                out.priorities[nid] = (cond, PRIORITY_LEVELS[urgency.level])
         if isinstance(node, ExclusiveNode):
             compiled: list[tuple[Condition, str]] = []
             for i, branch in enumerate(node.branches):

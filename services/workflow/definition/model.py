@@ -111,6 +111,18 @@ class ValidationRule(_Strict, frozen=True, kw_only=True):
     severity: Literal["error", "warning"] = "error"
 
 
+PRIORITY_LEVELS: Final = {"normal": 0, "high": 5, "urgent": 9}
+"""A task's priority by name (the pages offer these three levels; a person may set 0 to 9)."""
+
+
+class PriorityRule(_Strict, frozen=True, kw_only=True):
+    """How urgent a human node's task is, decided when the task opens: when the CEL ``when``
+    over the case context is true, the task opens at ``level`` (else at normal priority)."""
+
+    when: Annotated[str, Meta(min_length=1, max_length=4000)]
+    level: Literal["high", "urgent"]
+
+
 class Branch(_Strict, frozen=True, kw_only=True):
     """One guarded branch of an exclusive gateway, tried in list order."""
 
@@ -147,6 +159,7 @@ class ApprovalNode(_NodeBase, tag="approval", frozen=True, kw_only=True):
     documents: tuple[DottedName, ...] = ()
     """Document types the process must hold (current) before this task completes."""
     timers: tuple[BoundaryTimer, ...] = ()
+    priority: PriorityRule | None = None
     outcomes: dict[Identifier, str]
     outcome_requires: dict[Identifier, tuple[ContextKey, ...]] = {}
     """Data a person must give when choosing an outcome (a justification for an extension)."""
@@ -159,6 +172,7 @@ class UserTaskNode(_NodeBase, tag="user_task", frozen=True, kw_only=True):
     documents: tuple[DottedName, ...] = ()
     """Document types the process must hold (current) before this task completes."""
     timers: tuple[BoundaryTimer, ...] = ()
+    priority: PriorityRule | None = None
     next: str | None = None
     outcomes: dict[Identifier, str] | None = None
     outcome_requires: dict[Identifier, tuple[ContextKey, ...]] = {}
@@ -170,6 +184,7 @@ class ManualTaskNode(_NodeBase, tag="manual_task", frozen=True, kw_only=True):
     documents: tuple[DottedName, ...] = ()
     """Document types the process must hold (current) before this task completes."""
     timers: tuple[BoundaryTimer, ...] = ()
+    priority: PriorityRule | None = None
     next: str
 
 
@@ -311,7 +326,7 @@ def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
         ) from None
 
 
-LATE_FIELDS = frozenset({"third_party", "deadline", "documents"})
+LATE_FIELDS = frozenset({"third_party", "deadline", "documents", "priority"})
 """Fields added to the format after versions were published: written only when set."""
 
 
@@ -333,7 +348,8 @@ def canonical_json(defn: Definition) -> bytes:
     Writing defaults explicitly pins what a version means even if a later release changes a
     default; sorting makes the bytes independent of key order and whitespace in the source.
     Fields added to the format after versions were published (``LATE_FIELDS``: ``third_party``,
-    a timer's or task's ``deadline``, a human node's ``documents``) are written only when set,
+    a timer's or task's ``deadline``, a human node's ``documents`` and ``priority``) are written
+    only when set,
     so those versions keep their bytes and checksums.
     """
     builtins = msgspec.to_builtins(defn, order="sorted")

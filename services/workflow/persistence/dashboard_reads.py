@@ -48,10 +48,13 @@ class SqlDashboardReads:
         joined = t.tasks.join(t.instances, t.instances.c.id == task.instance_id)
         return t.instances.c.definition_key, joined
 
-    async def workload(self, by: GroupBy, window: WorkloadWindow) -> list[WorkloadRow]:
+    async def workload(
+        self, by: GroupBy, window: WorkloadWindow, queues: frozenset[str] | None = None
+    ) -> list[WorkloadRow]:
         task = t.tasks.c
         key, source = self._group(by)
-        is_open = task.status.in_(_OPEN)
+        scoped: list[Any] = [] if queues is None else [task.queue.in_(sorted(queues))]
+        is_open = sa.and_(task.status.in_(_OPEN), *scoped)
         counts = (
             sa.select(
                 key.label("key"),
@@ -72,6 +75,7 @@ class SqlDashboardReads:
             sa.select(key.label("key"), task.created_at, task.completed_at)
             .select_from(source)
             .where(
+                *scoped,
                 task.status == "completed",
                 task.completed_at.is_not(None),
                 task.completed_at >= window.answered_since,

@@ -48,6 +48,8 @@ def _filters(query: InboxQuery) -> list[Any]:
         where.append(_C.created_at >= query.created_from)
     if query.created_to is not None:
         where.append(_C.created_at < query.created_to)
+    if query.queues is not None:
+        where.append(_C.queue.in_(sorted(query.queues)))
     if query.visible_to is not None:
         mine = sa.select(h.queue_members.c.queue).where(
             h.queue_members.c.user_id == query.visible_to

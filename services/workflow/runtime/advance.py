@@ -234,6 +234,7 @@ class Run:
         ag = self.enter_count(node.id)
         self.rest(token_id, node.id, ag, "waiting")
         outcomes = getattr(node, "outcomes", None) or {}
+        priority, by_rule, error = self._priority(node.id)
         self.emit(
             OpenTask(
                 token_id=token_id,
@@ -243,6 +244,9 @@ class Run:
                 form=getattr(node, "form", None),
                 outcomes=tuple(outcomes),
                 policy=getattr(node, "policy", None),
+                priority=priority,
+                priority_rule=by_rule,
+                priority_error=error,
             )
         )
         for timer in node.timers:
@@ -257,6 +261,22 @@ class Run:
                 timer.business_days,
                 deadline=timer.deadline,
             )
+
+    def _priority(self, node_id: str) -> tuple[int, str | None, str | None]:
+        """(priority, the node whose rule set it, why the rule failed). A rule that fails or
+        is not boolean leaves the task at normal priority rather than stopping the case: a
+        citizen's request must never wait on how urgent it looks."""
+        rule = self.m.priorities.get(node_id)
+        if rule is None:
+            return 0, None, None
+        condition, level = rule
+        try:
+            value = condition(self.context)
+        except RuleError as exc:
+            return 0, None, rule_cause(exc)
+        if not isinstance(value, bool):
+            return 0, None, "not_boolean"
+        return (level, node_id, None) if value else (0, None, None)
 
     def _start_timer_node(self, token_id: str, node: TimerNode) -> None:
         ag = self.enter_count(node.id)

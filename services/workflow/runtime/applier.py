@@ -447,7 +447,7 @@ class Applier:
                 status="ready",
                 form=form,
                 outcomes=list(effect.outcomes),
-                priority=0,
+                priority=effect.priority,
                 data=None,
                 outcome=None,
                 completed_by=None,
@@ -469,10 +469,28 @@ class Applier:
                     "queue": effect.queue,
                     "kind": effect.kind,
                     "human": isinstance(node, HUMAN_TYPES),
+                    **({"priority_error": effect.priority_error} if effect.priority_error else {}),
                 },
                 correlation_id=record.id,
             )
         )
+        if effect.priority_rule is not None:
+            await uow.audit(
+                AuditEntry(
+                    action="workflow.task.prioritised",
+                    object_type="workflow_task",
+                    object_id=task_id,
+                    actor=Actor.system("rules"),
+                    after={
+                        "priority": effect.priority,
+                        "previous_priority": 0,
+                        "rule": effect.priority_rule,
+                        "reason": f"set by rule {effect.priority_rule}",
+                    },
+                    reason=f"set by rule {effect.priority_rule}",
+                    correlation_id=record.id,
+                )
+            )
 
     async def _sla(
         self,

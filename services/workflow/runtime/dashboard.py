@@ -56,9 +56,12 @@ class WorkloadWindow(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class DashboardReads(Protocol):
-    async def workload(self, by: GroupBy, window: WorkloadWindow) -> list[WorkloadRow]:
+    async def workload(
+        self, by: GroupBy, window: WorkloadWindow, queues: frozenset[str] | None = None
+    ) -> list[WorkloadRow]:
         """Open tasks (ready or claimed), due this week, overdue, answered and the median time
-        to answer, grouped by the task's queue or the instance's definition, ordered by key."""
+        to answer, grouped by the task's queue or the instance's definition, ordered by key;
+        only the tasks of ``queues`` when given (a supervisor's units)."""
         ...
 
     async def versions(self) -> list[VersionState]:

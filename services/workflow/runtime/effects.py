@@ -49,6 +49,11 @@ class OpenTask(_Effect, tag="open_task", frozen=True, kw_only=True):
     form: str | None = None
     outcomes: tuple[str, ...] = ()
     policy: Policy | None = None
+    priority: int = 0
+    priority_rule: str | None = None
+    """The node whose priority rule set ``priority`` (``None``: no rule matched)."""
+    priority_error: str | None = None
+    """Why the node's priority rule could not be evaluated (the task opens at normal)."""
 
 
 class CloseTasks(_Effect, tag="close_tasks", frozen=True, kw_only=True):

@@ -45,6 +45,8 @@ class InboxQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     created_from: datetime | None = None
     created_to: datetime | None = None
     visible_to: str | None = None
+    queues: tuple[str, ...] | None = None
+    """Only tasks of these queues (a supervisor's units); ``()`` matches nothing."""
     sort: SortKey = "due_at"
     limit: Annotated[int, msgspec.Meta(ge=1, le=MAX_PAGE)] = 50
     cursor: str | None = None

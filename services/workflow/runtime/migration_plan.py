@@ -31,6 +31,7 @@ ROUTING_FIELDS = frozenset(
         "produces",
         "compensation",
         "failure",
+        "priority",
     }
 )
 """Fields that change where a token goes next or how a step fails, not what it is doing now:

@@ -36,6 +36,7 @@ from services.workflow.ui.search import SearchPageController
 from services.workflow.ui.session_pages import login, login_form, logout
 from services.workflow.ui.stuck import StuckInstancesController
 from services.workflow.ui.task_page import TaskPageController
+from services.workflow.ui.unit_pages import UnitPagesController
 from services.workflow.ui.web import PAGE_ERRORS, LazyCsrfMiddleware
 
 HERE = Path(__file__).parent
@@ -66,6 +67,7 @@ def ui_router() -> Router:
             InstanceActionsController,
             QueuePagesController,
             CalendarPagesController,
+            UnitPagesController,
             DeadlinePagesController,
             DocumentPageController,
             OperationsController,

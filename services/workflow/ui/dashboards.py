@@ -5,8 +5,13 @@ Per queue (``by=queue``) or per definition (``by=definition``), optionally one o
 last 90 days and the median time to answer — as an SVG bar chart and as a table with the same
 numbers, and as CSV (UTF-8, a header row, the measuring instant in local time). Below, every
 definition version with its instances by status and whether its stored document still matches
-its checksum. Everything is counted by query at the platform clock's now; supervisors only
-(``workflow.admin``, the permission of the inbox's cross-queue view).
+its checksum. Everything is counted by query at the platform clock's now.
+
+Who sees what: ``workflow.admin`` sees every queue and the versions table; a holder of
+``workflow.supervise`` who supervises units sees only the tasks of their units' queues (no
+versions table: it counts every case), with a unit picker (``unit=``) to narrow it to one. A
+unit outside the person's scope answers 404 like one that does not exist; anyone else is
+refused (403).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from urllib.parse import urlencode
 from litestar import Controller, Request, Response, get
 from litestar.connection import ASGIConnection
 
-from contracts.errors import BadRequest, ServiceUnavailable
+from contracts.errors import BadRequest, Forbidden, ServiceUnavailable
 from core.i18n import gettext
 from core.localtime import date_text, datetime_text, zone
 from services.workflow.runtime.dashboard import (
@@ -31,11 +36,18 @@ from services.workflow.runtime.dashboard import (
     window_at,
 )
 from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION
+from services.workflow.runtime.units import SUPERVISE_PERMISSION, Scope
 from services.workflow.ui.charts import bar_chart
 from services.workflow.ui.deadline_view import calendar_of
-from services.workflow.ui.deps import inbox_of
+from services.workflow.ui.deps import inbox_of, scope_of
 from services.workflow.ui.search import STATUSES
-from services.workflow.ui.web import SECURITY_HEADERS, page, page_requires, platform_of
+from services.workflow.ui.web import (
+    SECURITY_HEADERS,
+    page,
+    page_requires_any,
+    platform_of,
+    ui_actor,
+)
 
 DASHBOARD = "/cms/workflow/dashboard"
 DASHBOARD_KEY = "workflow.dashboard"
@@ -70,8 +82,16 @@ def _group(params: dict[str, str]) -> GroupBy:
     return by
 
 
+async def supervisor_scope(request: Request[Any, Any, Any]) -> Scope:
+    """The person's scope; refused (403) when they oversee nothing."""
+    scope = await scope_of(request, ui_actor(request).id)
+    if not scope.supervisor:
+        raise Forbidden("the user supervises no unit", code="not_a_supervisor")
+    return scope
+
+
 async def _measure(
-    request: Request[Any, Any, Any], params: dict[str, str]
+    request: Request[Any, Any, Any], params: dict[str, str], scope: Scope
 ) -> tuple[GroupBy, list[WorkloadRow], dict[str, str], Any, list[VersionState]]:
     """(grouping, rows, human names by key, the window, the versions)."""
     by = _group(params)
@@ -80,13 +100,17 @@ async def _measure(
     tz = calendar.tz if calendar is not None else zone()
     window = window_at(platform.clock.now(), tz)
     reads = dashboard_of(request)
-    rows = await reads.workload(by, window)
-    versions = await reads.versions()
+    in_view = scope.queues(params.get("unit") or None)
+    rows = await reads.workload(by, window, in_view)
+    every_version = await reads.versions()
+    versions = every_version if in_view is None else []
     if by == "queue":
-        names = {q.key: q.name for q in await inbox_of(request).queues(None)}
-        names[""] = gettext("Assigned to a person (no queue)")
+        every = await inbox_of(request).queues(None)
+        names = {q.key: q.name for q in every if in_view is None or q.key in in_view}
+        if in_view is None:
+            names[""] = gettext("Assigned to a person (no queue)")
     else:
-        names = {v.definition_key: v.definition_name for v in versions}
+        names = {v.definition_key: v.definition_name for v in every_version}
     key = params.get("key")
     if key:
         rows = [r for r in rows if r.key == key]
@@ -134,12 +158,13 @@ def _csv(by: GroupBy, rows: list[WorkloadRow], names: dict[str, str], measured: 
 class DashboardController(Controller):
     path = DASHBOARD
     include_in_schema = False
-    guards = [page_requires(SUPERVISOR_PERMISSION)]
+    guards = [page_requires_any(SUPERVISOR_PERMISSION, SUPERVISE_PERMISSION)]
 
     @get("/")
     async def dashboard(self, request: Request[Any, Any, Any]) -> Response[Any]:
         params = {k: str(v) for k, v in request.query_params.items()}
-        by, rows, names, window, versions = await _measure(request, params)
+        scope = await supervisor_scope(request)
+        by, rows, names, window, versions = await _measure(request, params, scope)
         labels = [names.get(r.key, r.key) for r in rows]
         series = [gettext("Open tasks"), gettext("Due this week"), gettext("Overdue tasks")]
         total = sum(r.open for r in rows)
@@ -161,7 +186,8 @@ class DashboardController(Controller):
             series=series,
             values=[[r.open, r.due_this_week, r.overdue] for r in rows],
         )
-        keep = {k: v for k, v in params.items() if k in ("by", "key") and v}
+        keep = {k: v for k, v in params.items() if k in ("by", "key", "unit") and v}
+        unit = params.get("unit") or ""
         return page(
             request,
             "dashboard.html",
@@ -170,6 +196,10 @@ class DashboardController(Controller):
             names=names,
             chart=chart,
             key=params.get("key") or "",
+            unit=unit,
+            unit_query=f"&unit={unit}" if unit else "",
+            units=scope.units,
+            admin=scope.admin,
             measured=datetime_text(window.now),
             week_ends=date_text(window.week_end - timedelta(seconds=1)),
             csv_url=f"{DASHBOARD}/export.csv" + (f"?{urlencode(keep)}" if keep else ""),
@@ -181,7 +211,8 @@ class DashboardController(Controller):
     @get("/export.csv")
     async def export(self, request: Request[Any, Any, Any]) -> Response[str]:
         params = {k: str(v) for k, v in request.query_params.items()}
-        by, rows, names, window, _versions = await _measure(request, params)
+        scope = await supervisor_scope(request)
+        by, rows, names, window, _versions = await _measure(request, params, scope)
         body = _csv(by, rows, names, datetime_text(window.now))
         return Response(
             content=body,

@@ -4,7 +4,9 @@ Every action is a plain form post (the page works without JavaScript): row butto
 single-task routes through ``formaction``, the bulk buttons post the checked rows (``bulk.py``
 answers them task by task). Each single action redirects back (post/redirect/get) with a fixed
 message key, never free text. Filters: protocol number, queue (a picker of the person's queues,
-by name; a supervisor — ``workflow.admin`` — sees every queue and may list them all at once),
+by name; an administrator — ``workflow.admin`` — sees every queue and may list them all at
+once; a unit supervisor — ``workflow.supervise`` and supervising units — lists every queue of
+their units at once, with a unit picker; ``runtime.units``),
 task, mine/unassigned, status; a total count capped at ``COUNT_CAP``; previous and next pages
 over the keyset cursor; select all on the page (a link without JavaScript, a toggle with it).
 Where JavaScript runs, ``inbox.js`` listens to ``inbox_events`` and says when new tasks arrive.
@@ -24,10 +26,10 @@ from litestar.params import FromPath
 from contracts.errors import BadRequest
 from core.boundary import whole_number
 from core.i18n import N_, current_locale, gettext
-from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION
 from services.workflow.runtime.inbox import MAX_PAGE, Count, InboxQuery, SortKey
+from services.workflow.runtime.units import Scope
 from services.workflow.ui.deadline_view import badges_of
-from services.workflow.ui.deps import inbox_of, tasks_of
+from services.workflow.ui.deps import inbox_of, scope_of, tasks_of
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import (
     SCRIPT_CSP,
@@ -71,7 +73,10 @@ def page_size(params: dict[str, str]) -> int:
     return 25 if asked is None else min(max(asked, 1), MAX_PAGE)
 
 
-def _query(params: dict[str, str], user_id: str, *, supervisor: bool) -> InboxQuery:
+def _query(params: dict[str, str], user_id: str, *, oversees: Scope) -> InboxQuery:
+    """The query a page asks: the person's own inbox, or — ``scope=team`` or a unit picked, for
+    a supervisor — every task of the queues in their view (all of them for an administrator
+    without a unit picked; a unit outside their view is ``NotFound``)."""
     sort = params.get("sort") or "due_at"
     if sort not in SORTS:
         raise BadRequest("unknown sort", code="invalid_sort")
@@ -79,8 +84,12 @@ def _query(params: dict[str, str], user_id: str, *, supervisor: bool) -> InboxQu
     scope = params.get("scope") or "all"
     status = params.get("status") or ""
     protocol = (params.get("protocol") or "").strip()[:100] or None
+    unit = params.get("unit") or None
+    team = bool(unit) or (oversees.supervisor and scope == "team")
+    in_view = oversees.queues(unit) if team else None
     return InboxQuery(
-        visible_to=None if supervisor and scope == "team" else user_id,
+        visible_to=None if team else user_id,
+        queues=None if in_view is None else tuple(sorted(in_view)),
         queue=params.get("queue") or None,
         name=(params.get("name") or "").strip()[:100] or None,
         protocol=protocol,
@@ -139,13 +148,19 @@ class InboxController(Controller):
         params = {k: str(v) for k, v in request.query_params.items()}
         user = ui_actor(request)
         platform = platform_of(request)
-        supervisor = await platform.directory.has(user.id, SUPERVISOR_PERMISSION)
-        query = _query(params, user.id, supervisor=supervisor)
+        oversees = await scope_of(request, user.id)
+        supervisor = oversees.supervisor
+        query = _query(params, user.id, oversees=oversees)
         inbox = inbox_of(request)
         result = await inbox.page(query)
         total = await inbox.count(query)
         every = await inbox.queues(None)
-        mine = every if supervisor else await inbox.queues(user.id)
+        if oversees.admin:
+            mine = every
+        else:
+            overseen = oversees.queues() or frozenset()
+            members_of = {q.key for q in await inbox.queues(user.id)}
+            mine = [q for q in every if q.key in members_of or q.key in overseen]
         people: set[str] = set()
         for option in mine:
             people.update(await inbox.members(option.key))
@@ -183,6 +198,8 @@ class InboxController(Controller):
             params=params,
             me=user.id,
             supervisor=supervisor,
+            admin=oversees.admin,
+            units=oversees.units,
             sizes=PAGE_SIZES,
             limit=query.limit,
             total=total,

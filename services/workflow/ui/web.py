@@ -156,6 +156,24 @@ def page_requires(permission: str) -> Guard:
     return guard
 
 
+def page_requires_any(*permissions: str) -> Guard:
+    """Like :func:`page_requires`, satisfied by any one of ``permissions``."""
+
+    async def guard(
+        connection: ASGIConnection[Any, Any, Any, Any], _handler: BaseRouteHandler
+    ) -> None:
+        user = await session_user(connection)
+        directory = platform_of(connection).directory
+        for permission in permissions:
+            if await directory.has(user.id, permission):
+                return
+        raise Forbidden("the user's profile lacks a permission", permission=permissions[0])
+
+    guard.permission = permissions[0]  # type: ignore[attr-defined]
+    guard.__name__ = "page_requires_any_" + "_".join(p.replace(".", "_") for p in permissions)
+    return guard
+
+
 def safe_next(target: str | None) -> str:
     """Only a path inside the admin pages: never an open redirect to another site."""
     if target and target.startswith(CMS + "/") and not target.startswith("//"):

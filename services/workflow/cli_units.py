@@ -1,0 +1,122 @@
+"""``tramita unit list|add|add-queue|add-supervisor|remove-supervisor``: organisational units.
+
+The operator's side of ``/cms/workflow/units``: the same ``UnitService`` calls, each change one
+transaction audited with the ``cli`` system actor and the ``--reason`` given (required). Exit
+codes: 0 done, 1 a Tramita error such as an unknown unit, queue or user, or a missing reason
+(one line on stderr).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+from uuid import UUID
+
+import click
+import msgspec
+
+from contracts.kernel import Actor
+from core.app import Platform
+from core.cli import run_async
+from services.workflow.plugin import service_of
+from services.workflow.runtime.units import UnitRecord, UnitService
+
+T = TypeVar("T")
+CLI_ACTOR = Actor(kind="system", id="cli")
+REASON = click.option("--reason", required=True, help="Why (kept in the audit trail).")
+
+
+def _with_units(action: Callable[[Platform, UnitService], Awaitable[T]]) -> T:
+    async def _run() -> T:
+        platform = await Platform.boot()
+        try:
+            return await action(platform, service_of(platform).units)
+        finally:
+            await platform.close()
+
+    return run_async(_run)
+
+
+@click.group("unit")
+def unit_group() -> None:
+    """Organisational units: their queues and supervisors."""
+
+
+@unit_group.command("list")
+@click.option("--json", "as_json", is_flag=True)
+def list_cmd(as_json: bool) -> None:
+    """List every unit with its queues and supervisors."""
+
+    async def _list(platform: Platform, units: UnitService) -> list[UnitRecord]:
+        return await units.units()
+
+    found = _with_units(_list)
+    if as_json:
+        click.echo(msgspec.json.encode(found).decode())
+        return
+    if not found:
+        click.echo("no units")
+    for unit in found:
+        click.echo(f"{unit.key}\t{unit.name}")
+        click.echo(f"  queues: {', '.join(unit.queues) or '-'}")
+        click.echo(f"  supervisors: {', '.join(unit.supervisors) or '-'}")
+
+
+@unit_group.command("add")
+@click.argument("key")
+@click.argument("name")
+@REASON
+def add_cmd(key: str, name: str, reason: str) -> None:
+    """Create the unit KEY named NAME (e.g. saude "Secretaria de Saúde")."""
+
+    async def _add(platform: Platform, units: UnitService) -> bool:
+        return await units.add(key, name, actor=CLI_ACTOR, reason=reason)
+
+    created = _with_units(_add)
+    click.echo(f"unit {key} {'created' if created else 'already exists'}")
+
+
+@unit_group.command("add-queue")
+@click.argument("unit")
+@click.argument("queue")
+@REASON
+def add_queue_cmd(unit: str, queue: str, reason: str) -> None:
+    """Place QUEUE in UNIT (moving it out of the unit it was in)."""
+
+    async def _add(platform: Platform, units: UnitService) -> bool:
+        return await units.add_queue(unit, queue, actor=CLI_ACTOR, reason=reason)
+
+    moved = _with_units(_add)
+    click.echo(f"{queue} {'is now in' if moved else 'was already in'} {unit}")
+
+
+@unit_group.command("add-supervisor")
+@click.argument("unit")
+@click.argument("user_id", type=click.UUID)
+@REASON
+def add_supervisor_cmd(unit: str, user_id: UUID, reason: str) -> None:
+    """Make USER_ID a supervisor of UNIT (they also need ``workflow.supervise``)."""
+
+    async def _add(platform: Platform, units: UnitService) -> bool:
+        await platform.directory.get_user(str(user_id))
+        return await units.add_supervisor(unit, str(user_id), actor=CLI_ACTOR, reason=reason)
+
+    added = _with_units(_add)
+    click.echo(f"{user_id} {'now supervises' if added else 'already supervises'} {unit}")
+
+
+@unit_group.command("remove-supervisor")
+@click.argument("unit")
+@click.argument("user_id", type=click.UUID)
+@REASON
+def remove_supervisor_cmd(unit: str, user_id: UUID, reason: str) -> None:
+    """Stop USER_ID supervising UNIT."""
+
+    async def _remove(platform: Platform, units: UnitService) -> bool:
+        return await units.remove_supervisor(unit, str(user_id), actor=CLI_ACTOR, reason=reason)
+
+    removed = _with_units(_remove)
+    click.echo(f"{user_id} {'no longer supervises' if removed else 'does not supervise'} {unit}")
+
+
+COMMANDS = [unit_group]
