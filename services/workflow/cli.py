@@ -17,6 +17,7 @@ from contracts.errors import NotFound
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest, SubjectRef
 from core.cli import run_async
+from services.workflow.cli_instance_list import list_instances_cmd
 from services.workflow.cli_reads import resolve, with_reads
 
 if TYPE_CHECKING:
@@ -294,5 +295,7 @@ def tick_cmd(every: float | None) -> None:
 
     click.echo(f"{with_service(_tick)} timer(s) fired")
 
+
+instance_group.add_command(list_instances_cmd)
 
 COMMANDS = [workflow_group, instance_group, dlq_group, tick_cmd]

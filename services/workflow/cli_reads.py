@@ -16,6 +16,10 @@ from contracts.errors import NotFound
 from core.cli import run_async
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
+    from contracts.kernel import Clock
+    from core.settings import Settings
     from services.workflow.bootstrap import WorkflowService
     from services.workflow.runtime.ports import InstanceRecord, UnitOfWork
 
@@ -56,24 +60,34 @@ async def instance_id(service: WorkflowService, ref: str) -> str:
         return (await resolve(uow, ref)).id
 
 
-def with_reads(action: Callable[[UnitOfWork], Awaitable[T]]) -> T:
-    """Run ``action`` in one read unit of work on ``TRAMITA_DATABASE_URL``, then close."""
+def with_database(action: Callable[[AsyncEngine, Settings, Clock], Awaitable[T]]) -> T:
+    """Run ``action`` with an engine on ``TRAMITA_DATABASE_URL`` (no boot), then close it."""
 
     async def _run() -> T:
-        from core.audit import SqlAuditWriter
         from core.clock import SystemClock
         from core.db import create_engine
-        from core.ids import UUIDv7Gen
         from core.settings import load_settings
-        from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 
         settings = load_settings()
-        clock, ids = SystemClock(), UUIDv7Gen()
         database = create_engine(settings.database_url, pool_size=1)
         try:
-            async with SqlUnitOfWork(database, clock, ids, SqlAuditWriter(clock, ids)) as uow:
-                return await action(uow)
+            return await action(database, settings, SystemClock())
         finally:
             await database.dispose()
 
     return run_async(_run)
+
+
+def with_reads(action: Callable[[UnitOfWork], Awaitable[T]]) -> T:
+    """Run ``action`` in one read unit of work on ``TRAMITA_DATABASE_URL``, then close."""
+
+    async def _read(database: AsyncEngine, settings: Settings, clock: Clock) -> T:
+        from core.audit import SqlAuditWriter
+        from core.ids import UUIDv7Gen
+        from services.workflow.persistence.unit_of_work import SqlUnitOfWork
+
+        ids = UUIDv7Gen()
+        async with SqlUnitOfWork(database, clock, ids, SqlAuditWriter(clock, ids)) as uow:
+            return await action(uow)
+
+    return with_database(_read)

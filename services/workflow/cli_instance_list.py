@@ -1,0 +1,131 @@
+"""``tramita instance list``: find instances from the command line.
+
+Filters by definition, status and "overdue only", one page at a time (``--limit``, default 50,
+and ``--offset``), newest first. A person gets a table — protocol number, definition, status,
+current node and start time in the jurisdiction's time zone (``dd/mm/yyyy HH:MM``) — and the
+count of what matched; a script gets one JSON document with ``--json``. Reads only: no boot.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+import msgspec
+
+from services.workflow.cli_reads import with_database
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
+    from contracts.kernel import Clock
+    from core.settings import Settings
+    from services.workflow.persistence.instance_list import InstancePage
+
+LOCALE_DIR = Path(__file__).parent / "locale"
+STATUS_CODES = (
+    "created",
+    "running",
+    "waiting",
+    "stalled",
+    "compensating",
+    "suspended",
+    "completed",
+    "rejected",
+    "expired",
+    "failed",
+    "cancelled",
+)
+
+
+def N_(message: str) -> str:
+    return message
+
+
+STATUS_WORDS = {
+    "created": N_("Created"),
+    "running": N_("Running"),
+    "waiting": N_("Waiting"),
+    "stalled": N_("Stalled"),
+    "compensating": N_("Compensating"),
+    "suspended": N_("Suspended"),
+    "completed": N_("Completed"),
+    "rejected": N_("Rejected"),
+    "expired": N_("Expired"),
+    "failed": N_("Failed"),
+    "cancelled": N_("Cancelled"),
+}
+"""The words the pages use for each status (``ui.labels.STATUSES``, same msgids)."""
+
+
+def table(page: InstancePage, zone_name: str) -> str:
+    """The page as aligned columns, in the reader's language, with the count at the end."""
+    from core.i18n import add_catalog_directory, gettext, set_locale
+    from core.localtime import datetime_text
+
+    set_locale(os.environ.get("TRAMITA_LANG", "pt_BR"))
+    add_catalog_directory(LOCALE_DIR)
+    _ = gettext
+    if not page.instances:
+        return _("no instance matches")
+    header = (_("Protocol"), _("Definition"), _("Status"), _("Current step"), _("Started"))
+    rows = [
+        (
+            item.protocol,
+            f"{item.definition_key} v{item.definition_version}",
+            _(STATUS_WORDS[item.status]) if item.status in STATUS_WORDS else item.status,
+            ", ".join(item.current_nodes) or "—",
+            datetime_text(item.started_at, zone_name),
+        )
+        + ((_("Overdue"),) if item.overdue else ())
+        for item in page.instances
+    ]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            cell.ljust(widths[i]) if i < len(widths) else cell for i, cell in enumerate(r)
+        ).rstrip()
+        for r in [header, *rows]
+    ]
+    first, last = page.offset + 1, page.offset + len(page.instances)
+    lines.append(
+        _("%(first)s to %(last)s of %(total)s")
+        % {"first": first, "last": last, "total": page.total}
+    )
+    return "\n".join(lines)
+
+
+@click.command("list")
+@click.option("--definition", "definition_key", default=None, help="Only this definition (key).")
+@click.option("--status", type=click.Choice(STATUS_CODES), default=None, help="Only this status.")
+@click.option("--overdue", is_flag=True, help="Only instances with an open task past its due time.")
+@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def list_instances_cmd(
+    definition_key: str | None,
+    status: str | None,
+    overdue: bool,
+    limit: int,
+    offset: int,
+    as_json: bool,
+) -> None:
+    """List instances, newest first (protocol, definition, status, current step, start)."""
+    from services.workflow.persistence.instance_list import InstanceFilter, list_instances
+
+    wanted = InstanceFilter(
+        definition_key=definition_key, status=status, overdue=overdue, limit=limit, offset=offset
+    )
+
+    async def _list(
+        database: AsyncEngine, settings: Settings, clock: Clock
+    ) -> tuple[InstancePage, str]:
+        return await list_instances(database, wanted, clock.now()), settings.timezone
+
+    page, zone_name = with_database(_list)
+    if as_json:
+        click.echo(msgspec.json.encode(page).decode())
+    else:
+        click.echo(table(page, zone_name))
