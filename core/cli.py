@@ -92,6 +92,11 @@ class TramitaCLI(LazyGroup):
         for name, target, help_text in collected.lazy_commands:
             self.add_lazy(LazyCommand(name, target, help_text))
 
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        """``--version`` first, built when asked so click's words for it are translated
+        (``click.version_option`` would fix them when this module is imported)."""
+        return [_version_option(), *super().get_params(ctx)]
+
     def main(
         self,
         args: Sequence[str] | None = None,
@@ -100,6 +105,9 @@ class TramitaCLI(LazyGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        from core.cli_catalog import install
+
+        install()  # click's own words (Usage:, Options, its errors) in TRAMITA_LANG's language
         argv = list(sys.argv[1:] if args is None else args)
         if "--verbose" in argv or "-v" in argv:
             os.environ["TRAMITA_VERBOSE"] = "1"
@@ -120,7 +128,6 @@ class TramitaCLI(LazyGroup):
 
 
 @click.group(cls=TramitaCLI, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option("0.1.0", prog_name="tramita")
 @click.option(
     "-v", "--verbose", is_flag=True, help="Show debug logs and, on failure, the traceback."
 )
@@ -136,6 +143,27 @@ def main(ctx: click.Context, verbose: bool) -> None:
     elif ctx.invoked_subcommand not in LONG_RUNNING and settings.log_level in ("DEBUG", "INFO"):
         settings = _with_level(settings, "WARNING")
     configure_logging(settings)
+
+
+VERSION = "0.1.0"
+
+
+def _version_option() -> click.Option:
+    from gettext import gettext as _  # click's msgids (core.cli_catalog)
+
+    def show(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if value and not ctx.resilient_parsing:
+            click.echo(_("%(prog)s, version %(version)s") % {"prog": "tramita", "version": VERSION})
+            ctx.exit()
+
+    return click.Option(
+        ["--version"],
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=show,
+        help=_("Show the version and exit."),
+    )
 
 
 def _with_level(settings: Any, level: str) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from gettext import gettext as _
 
 import click
 
@@ -74,5 +75,5 @@ class LazyGroup(click.Group):
             else:
                 rows.append((name, self.lazy[name].help))
         if rows:
-            with formatter.section("Commands"):
+            with formatter.section(_("Commands")):  # click's msgid: see core.cli_catalog
                 formatter.write_dl(rows)
