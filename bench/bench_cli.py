@@ -1,9 +1,10 @@
 """Start-up time of the ``tramita`` command line.
 
-Runs ``tramita --help`` and ``tramita instance show <unknown id>`` (against a fresh, migrated
-SQLite database in a temporary folder) N times each in a subprocess, as a person would, and
-prints one JSON object: the machine (cores, load average, python) and, per command, the p50 and
-the maximum wall time in seconds. Usage: ``python bench/bench_cli.py [--n 10] [--label after]``.
+Runs ``tramita --help``, ``tramita instance show <unknown id>`` and ``tramita instance list``
+(against a fresh, migrated SQLite database in a temporary folder) N times each in a
+subprocess, as a person would, and prints one JSON object: the machine (cores, load average,
+python) and, per command, the p50 and the maximum wall time and the p50 CPU time (user +
+system) in seconds. Usage: ``python bench/bench_cli.py [--n 10] [--label after]``.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ def main() -> None:
         results = {
             "help": _time([*tramita, "--help"], env, args.n),
             "instance_show": _time([*tramita, "instance", "show", UNKNOWN], env, args.n),
+            "instance_list": _time([*tramita, "instance", "list"], env, args.n),
         }
     print(
         json.dumps(

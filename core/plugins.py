@@ -111,7 +111,6 @@ class PluginHost:
         self._each(
             "tramita_register_migrations", lambda f, p: f(registry=r.MigrationRegistrar(c, p))
         )
-        self._each("tramita_register_routes", lambda f, p: f(registry=r.RouteRegistrar(c, p)))
         self._each("tramita_register_commands", lambda f, p: f(registry=r.CommandRegistrar(c, p)))
         if workflow:
             self._each("tramita_register_queues", lambda f, p: f(registry=r.QueueRegistrar(c, p)))
@@ -140,6 +139,13 @@ class PluginHost:
                 "tramita_register_workflows", lambda f, p: f(registry=r.WorkflowRegistrar(c, p))
             )
         return c
+
+    def routes(self) -> list[Any]:
+        """Only the route hook, run when the web application is built: a command line that
+        never serves HTTP never imports Litestar or the plugins' controllers."""
+        c = r.Collected()
+        self._each("tramita_register_routes", lambda f, p: f(registry=r.RouteRegistrar(c, p)))
+        return c.routes
 
     def commands(self) -> r.Collected:
         """Only the command hook (what the CLI needs to list and dispatch its commands)."""

@@ -229,7 +229,7 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
     async def _close() -> None:
         await platform.close()
 
-    routes = list(platform.collected.routes)
+    routes = [*platform.host.routes(), *platform.collected.routes]
     structs = StrictStructSchemaPlugin()
     return Litestar(
         route_handlers=[health, choose_language, *routes],

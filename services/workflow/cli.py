@@ -16,7 +16,7 @@ import msgspec
 from contracts.errors import NotFound
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest, SubjectRef
-from core.cli import run_async
+from core.cli import ReadCommand, run_async
 from services.workflow.cli_instance_list import list_instances_cmd
 from services.workflow.cli_reads import resolve, with_reads
 
@@ -186,7 +186,7 @@ def start_cmd(
     emit(view, as_json, lambda v: f"{v.protocol} {v.id} {v.status} at {', '.join(v.current_nodes)}")
 
 
-@instance_group.command("show")
+@instance_group.command("show", cls=ReadCommand)
 @click.argument("ref", metavar="INSTANCE")
 @click.option("--json", "as_json", is_flag=True)
 def show_cmd(ref: str, as_json: bool) -> None:

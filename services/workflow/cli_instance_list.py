@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 import msgspec
 
+from core.cli import ReadCommand
 from services.workflow.cli_reads import with_database
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def table(page: InstancePage, zone_name: str) -> str:
     return "\n".join(lines)
 
 
-@click.command("list")
+@click.command("list", cls=ReadCommand)
 @click.option("--definition", "definition_key", default=None, help="Only this definition (key).")
 @click.option("--status", type=click.Choice(STATUS_CODES), default=None, help="Only this status.")
 @click.option("--overdue", is_flag=True, help="Only instances with an open task past its due time.")

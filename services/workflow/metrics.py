@@ -30,11 +30,8 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from litestar import Response, get
-from litestar.datastructures import State
-from litestar.handlers import HTTPRouteHandler
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -46,6 +43,12 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:  # Litestar only when the route is built: the engine's processes and the CLI
+    # record metrics through this module without serving HTTP
+    from litestar import Response
+    from litestar.datastructures import State
+    from litestar.handlers import HTTPRouteHandler
 
 
 class OpsSnapshot(Protocol):
@@ -197,8 +200,15 @@ async def read_snapshot(database: Any, now: datetime, reader: SnapshotReader) ->
 
 def metrics_route(reader: SnapshotReader) -> HTTPRouteHandler:
     """The ``GET /metrics`` handler; ``reader`` is injected by the plugin's route hook."""
+    from litestar import Response, get
+    from litestar.datastructures import State
 
-    @get("/metrics", media_type=CONTENT_TYPE_LATEST, include_in_schema=False)
+    @get(
+        "/metrics",
+        media_type=CONTENT_TYPE_LATEST,
+        include_in_schema=False,
+        signature_namespace={"State": State, "Response": Response},
+    )
     async def metrics_endpoint(state: State) -> Response[bytes]:
         """Prometheus text format. Expose it on the internal network only (it has no auth)."""
         platform = state.platform

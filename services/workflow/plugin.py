@@ -61,8 +61,6 @@ def service_of(platform: PlatformContext) -> WorkflowService:
 
 @hookimpl
 def tramita_workflow_engine(platform: PlatformContext) -> Engine:
-    from services.workflow.api.deps import READS_KEY
-    from services.workflow.api.migrations import MIGRATOR_KEY
     from services.workflow.bootstrap import build
     from services.workflow.persistence.dashboard_reads import SqlDashboardReads
     from services.workflow.persistence.drafts_repo import SqlDraftStore
@@ -70,20 +68,23 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     from services.workflow.persistence.search_repo import SqlApiReads
     from services.workflow.runtime.deadline_notices import DeadlineNotices
     from services.workflow.runtime.migration import Migrator
-    from services.workflow.ui.deps import INBOX_KEY
 
     service = build(platform)
     _services[id(platform)] = service
     # The API reads through a port; only the composition root may hand it an SQL adapter.
-    platform.extras[READS_KEY] = SqlApiReads(platform.database)
-    platform.extras[INBOX_KEY] = service.inbox
+    # The keys are spelled here (each beside the module that reads it): importing ``api`` or
+    # ``ui`` would load Litestar and every controller into commands that serve no HTTP.
+    platform.extras["workflow.api_reads"] = SqlApiReads(platform.database)  # api.deps.READS_KEY
+    platform.extras["workflow.inbox"] = service.inbox  # ui.deps.INBOX_KEY
     platform.extras["workflow.dashboard"] = SqlDashboardReads(platform.database)  # ui.dashboards
     platform.extras["workflow.tasks"] = service.tasks  # api.human_deps.TASKS_KEY
     platform.extras["workflow.deadlines"] = service.deadlines  # api.deadlines.DEADLINES_KEY
     platform.extras["workflow.catalog"] = service.catalog  # api.queues.CATALOG_KEY
     platform.extras["workflow.units"] = service.units  # ui.deps.UNITS_KEY
     platform.extras["workflow.documents"] = service.documents  # api.documents.DOCUMENTS_KEY
-    platform.extras[MIGRATOR_KEY] = Migrator(service.engine, SqlMigrationQueries())
+    platform.extras["workflow.migrator"] = Migrator(  # api.migrations.MIGRATOR_KEY
+        service.engine, SqlMigrationQueries()
+    )
     platform.extras["workflow.operations"] = service.operations  # api.operation_runs.OPERATIONS_KEY
     drafts = SqlDraftStore(platform.database, platform.clock, platform.ids)
     platform.extras["workflow.drafts"] = drafts  # ui.editor_ports.DRAFTS_KEY

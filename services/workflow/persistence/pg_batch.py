@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import psycopg
-from psycopg.pq import TransactionStatus
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError, StatementError
+
+if TYPE_CHECKING:  # psycopg is imported where it is used: SQLite never loads it
+    import psycopg
 
 
 class _Form(NamedTuple):
@@ -121,6 +122,9 @@ async def send(
     done (a query cancelled mid-way), the connection stays in autocommit and the caller must
     not reuse it (``SqlUnitOfWork`` has the pool discard it).
     """
+    import psycopg
+    from psycopg.pq import TransactionStatus
+
     idle = driver.info.transaction_status == TransactionStatus.IDLE
     body = b";\n".join([*statements, b"COMMIT"] if commit else statements)
     if not (idle and commit):
@@ -139,4 +143,6 @@ async def send(
 def as_dbapi_error(exc: psycopg.Error) -> StatementError:
     """The error SQLAlchemy would have raised for ``exc`` (IntegrityError, ...), so callers
     see the same exceptions whichever way the statement travelled."""
+    import psycopg
+
     return DBAPIError.instance(None, None, exc, psycopg.Error)

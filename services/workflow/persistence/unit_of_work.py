@@ -26,12 +26,10 @@ from __future__ import annotations
 
 import contextlib
 from datetime import UTC, datetime
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import msgspec
-import psycopg
 import sqlalchemy as sa
-from psycopg.rows import namedtuple_row
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -57,6 +55,9 @@ from services.workflow.runtime.ports import (
     TimerRecord,
     VersionRecord,
 )
+
+if TYPE_CHECKING:  # psycopg is imported where it is used (PostgreSQL): SQLite never loads it
+    import psycopg
 
 
 def _failed_check(exc: Exception, held: list[_Held]) -> Exception | None:
@@ -268,6 +269,8 @@ class SqlUnitOfWork:
         """Never hand a connection back to the pool in autocommit (``_begin_with`` leaves it
         so until here; ``_read`` and ``pg_batch.send`` may fail to switch back, if cancelled
         mid-query): switch it back, or have the pool discard it."""
+        import psycopg
+
         try:
             raw = await conn.get_raw_connection()
             driver = cast("psycopg.AsyncConnection[Any]", raw.driver_connection)
@@ -291,6 +294,9 @@ class SqlUnitOfWork:
         BEGIN of its own; COMMIT and ROLLBACK work as usual."""
         if any(getattr(h.statement, "table", None) in tables for h in self._held):
             return None
+        import psycopg
+        from psycopg.rows import namedtuple_row
+
         driver = await self._driver()
         if driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             return None
@@ -322,6 +328,8 @@ class SqlUnitOfWork:
         sees the same rows either way, and the transaction's BEGIN then travels with its first
         write (see ``pg_batch``) instead of costing a round trip of its own."""
         if self._hold and not self._held:
+            import psycopg
+
             driver = await self._driver()
             if driver.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
                 await driver.set_autocommit(True)
@@ -372,6 +380,8 @@ class SqlUnitOfWork:
             return
         # A statement SQLAlchemy completes at execution (an IN list): a psycopg pipeline, one
         # round trip still, but one send() per statement.
+        import psycopg
+
         try:
             async with driver.pipeline():
                 for item in held:
@@ -394,6 +404,8 @@ class SqlUnitOfWork:
         history_of: str | None,
     ) -> None:
         """The held writes (and NOTIFY, COMMIT) as one query string: see ``pg_batch``."""
+        import psycopg
+
         cursor = psycopg.AsyncClientCursor(driver)
         dialect = self._engine.dialect
         statements = [

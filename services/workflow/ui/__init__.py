@@ -1,6 +1,7 @@
 """Server-rendered admin pages (``/cms``) and the citizen portal (``/portal``).
 
-``ROUTES`` is appended to the service's routes. The routers declare their template directory
+``ROUTES`` (built in :mod:`.routes`, imported on first access) is appended to the service's
+routes. The routers declare their template directory
 in ``opt["templates"]``, which ``core.web.create_app`` turns into the app's Jinja2 template
 config. See ``docs/ui.md``.
 """
@@ -10,34 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from litestar import Router
-from litestar.static_files import create_static_files_router
-
 from core.i18n import add_catalog_directory
-from services.workflow.ui.bulk import BulkController
-from services.workflow.ui.calendar_pages import CalendarPagesController
-from services.workflow.ui.dashboards import DashboardController
-from services.workflow.ui.deadline_pages import DeadlinePagesController
-from services.workflow.ui.definitions import DefinitionPagesController
-from services.workflow.ui.documents import DocumentPageController
-from services.workflow.ui.editor import DraftEditorController, NewDraftController
-from services.workflow.ui.inbox import InboxController, TaskActionController
-from services.workflow.ui.inbox_events import InboxEventsController
-from services.workflow.ui.instance_actions import InstanceActionsController
-from services.workflow.ui.instances import InstancePageController
-from services.workflow.ui.labels import FILTERS
-from services.workflow.ui.landing import ROUTES as LANDING_ROUTES
-from services.workflow.ui.migration_wizard import MigrationWizardController
-from services.workflow.ui.operation_pages import OperationPagesController
-from services.workflow.ui.operations import OperationsController
-from services.workflow.ui.portal import portal_router
-from services.workflow.ui.queue_pages import QueuePagesController
-from services.workflow.ui.search import SearchPageController
-from services.workflow.ui.session_pages import login, login_form, logout
-from services.workflow.ui.stuck import StuckInstancesController
-from services.workflow.ui.task_page import TaskPageController
-from services.workflow.ui.unit_pages import UnitPagesController
-from services.workflow.ui.web import PAGE_ERRORS, LazyCsrfMiddleware
 
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"
@@ -48,55 +22,14 @@ UI_MAX_BODY = 256 * 1024
 add_catalog_directory(LOCALES)
 
 
-def ui_router() -> Router:
-    return Router(
-        path="/",
-        route_handlers=[
-            *LANDING_ROUTES,
-            login_form,
-            login,
-            logout,
-            InboxController,
-            InboxEventsController,
-            TaskActionController,
-            BulkController,
-            TaskPageController,
-            SearchPageController,
-            DashboardController,
-            InstancePageController,
-            InstanceActionsController,
-            QueuePagesController,
-            CalendarPagesController,
-            UnitPagesController,
-            DeadlinePagesController,
-            DocumentPageController,
-            OperationsController,
-            MigrationWizardController,
-            StuckInstancesController,
-            OperationPagesController,
-            DefinitionPagesController,
-            NewDraftController,
-            DraftEditorController,
-        ],
-        middleware=[LazyCsrfMiddleware],
-        exception_handlers=PAGE_ERRORS,
-        request_max_body_size=UI_MAX_BODY,
-        include_in_schema=False,
-        opt={"templates": [str(TEMPLATES)], "locales": [str(LOCALES)], "jinja_filters": FILTERS},
-    )
+def __getattr__(name: str) -> Any:
+    """``ROUTES`` and ``ui_router`` (:mod:`.routes`), imported on first access: a module that
+    needs one of the UI's small files (``labels``, ``editor_ports``) does not load Litestar
+    and every controller."""
+    if name in ("ROUTES", "ui_router"):
+        from services.workflow.ui import routes
 
-
-def _portal() -> Router:
-    router = portal_router()
-    router.opt["templates"] = [str(TEMPLATES)]
-    router.opt["jinja_filters"] = FILTERS
-    return router
-
-
-ROUTES: list[Any] = [
-    ui_router(),
-    _portal(),
-    create_static_files_router(
-        path="/static/tramita", directories=[STATIC], include_in_schema=False
-    ),
-]
+        value = getattr(routes, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,51 @@
+"""The API's routes: every ``/api/v1`` controller in one router, and the citizen's public
+pages (``API_ROUTES``; the package's ``ROUTES`` adds the server-rendered UI)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Router
+
+from services.workflow.api import API_MAX_BODY
+from services.workflow.api.deadlines import DeadlineController, InstanceDeadlineController
+from services.workflow.api.documents import DocumentController, InstanceDocumentController
+from services.workflow.api.forms import FormController
+from services.workflow.api.instances import InstanceController, MessageController
+from services.workflow.api.migrations import MigrationController, RepairController
+from services.workflow.api.operation_runs import OperationController
+from services.workflow.api.operations import AuditController, DeadLetterController
+from services.workflow.api.queues import QueueMemberController
+from services.workflow.api.task_actions import TaskInboxController
+from services.workflow.api.tasks import InstanceTaskController, TaskController
+from services.workflow.api.workflows import WorkflowController
+from services.workflow.public.routes import public_router
+
+
+def api_router() -> Router:
+    return Router(
+        path="/",
+        route_handlers=[
+            WorkflowController,
+            InstanceController,
+            MessageController,
+            InstanceTaskController,
+            TaskController,
+            TaskInboxController,
+            FormController,
+            DeadLetterController,
+            AuditController,
+            OperationController,
+            MigrationController,
+            RepairController,
+            DeadlineController,
+            InstanceDeadlineController,
+            QueueMemberController,
+            InstanceDocumentController,
+            DocumentController,
+        ],
+        request_max_body_size=API_MAX_BODY,
+    )
+
+
+API_ROUTES: list[Any] = [api_router(), public_router()]
