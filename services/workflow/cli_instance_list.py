@@ -8,8 +8,6 @@ count of what matched; a script gets one JSON document with ``--json``. Reads on
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -17,6 +15,7 @@ import msgspec
 
 from core.cli import ReadCommand
 from services.workflow.cli_reads import with_database
+from services.workflow.cli_text import N_
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -25,7 +24,6 @@ if TYPE_CHECKING:
     from core.settings import Settings
     from services.workflow.persistence.instance_list import InstancePage
 
-LOCALE_DIR = Path(__file__).parent / "locale"
 STATUS_CODES = (
     "created",
     "running",
@@ -39,10 +37,6 @@ STATUS_CODES = (
     "failed",
     "cancelled",
 )
-
-
-def N_(message: str) -> str:
-    return message
 
 
 STATUS_WORDS = {
@@ -63,12 +57,9 @@ STATUS_WORDS = {
 
 def table(page: InstancePage, zone_name: str) -> str:
     """The page as aligned columns, in the reader's language, with the count at the end."""
-    from core.i18n import add_catalog_directory, gettext, set_locale
     from core.localtime import datetime_text
+    from services.workflow.cli_text import gettext as _
 
-    set_locale(os.environ.get("TRAMITA_LANG", "pt_BR"))
-    add_catalog_directory(LOCALE_DIR)
-    _ = gettext
     if not page.instances:
         return _("no instance matches")
     header = (_("Protocol"), _("Definition"), _("Status"), _("Current step"), _("Started"))

@@ -9,7 +9,6 @@ migrates only if it has not changed since (its ``row_version``), one transaction
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,8 +19,10 @@ import msgspec
 from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
+from core.cli_progress import Progress, announce
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.cli_reads import instance_id
+from services.workflow.cli_text import gettext as _
 from services.workflow.persistence.migration_repo import SqlMigrationQueries
 from services.workflow.plugin import service_of
 from services.workflow.runtime.migration import Migrator
@@ -32,8 +33,6 @@ from services.workflow.runtime.migration_plan import (
 )
 
 T = TypeVar("T")
-PROGRESS_FROM = 20
-"""Batches at least this large show a progress bar (smaller ones finish before it would help)."""
 
 
 def _with_migrator(action: Callable[[WorkflowService, Migrator], Awaitable[T]]) -> T:
@@ -121,6 +120,12 @@ def _text(report: MigrationReport) -> str:
 @click.option("--reason", default=None, help="Why (kept in the audit log).")
 @click.option("--as", "user", default=None, help="The operator's user id (default: system cli).")
 @click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--progress",
+    "show_progress",
+    is_flag=True,
+    help="Report the count on stderr as it goes (default: only on a terminal).",
+)
 def migrate_cmd(
     key: str,
     from_version: int,
@@ -134,6 +139,7 @@ def migrate_cmd(
     reason: str | None,
     user: str | None,
     as_json: bool,
+    show_progress: bool,
 ) -> None:
     """Move CHOSEN instances of KEY from one version to another (dry run unless --apply)."""
     mapping = _mapping(pairs, mapping_file)
@@ -152,23 +158,31 @@ def migrate_cmd(
             mapping=mapping,
             instance_ids=tuple(dict.fromkeys(ids)),
         )
+        total = len(request.instance_ids)
+        announce(
+            (
+                _("migrating %(count)s instances of %(key)s from v%(source)s to v%(target)s…")
+                if apply_
+                else _("checking %(count)s instances of %(key)s from v%(source)s to v%(target)s…")
+            )
+            % {"count": total, "key": key, "source": from_version, "target": to_version}
+        )
         dry = await migrator.plan(request)
         if not apply_ or dry.mapping_errors:
             return dry
         seen = {p.instance_id: p.row_version for p in dry.instances if p.row_version is not None}
-        show = not as_json and len(request.instance_ids) >= PROGRESS_FROM
-        with click.progressbar(
-            length=len(request.instance_ids),
-            label="migrating",
-            hidden=not show,
-            file=sys.stderr,
-        ) as bar:
+        line = _("migrating %(done)s/%(total)s instances…")
+        with Progress(
+            lambda done: line % {"done": done, "total": total},
+            every=max(1, total // 10),
+            show=show_progress,
+        ) as progress:
             report = await migrator.migrate(
                 request,
                 actor=_actor(user),
                 reason=reason,
                 expected_versions=seen,
-                progress=lambda _plan: bar.update(1),
+                progress=lambda _plan: progress.advance(),
             )
         await service.settle()
         return report

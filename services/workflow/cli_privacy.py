@@ -8,12 +8,19 @@ or to the DPO's tooling, not read on a terminal). ``purge`` applies every defini
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import click
 import msgspec
 
 from core.app import Platform
 from core.cli import run_async
+from core.cli_progress import Progress, announce
+from services.workflow.cli_text import gettext as _
 from services.workflow.privacy import Privacy, PurgeReport, SubjectExport
+
+PROGRESS_EVERY = 100
+"""On a pipe (``--progress``), one line per this many purged instances, and one at the end."""
 
 
 async def _export(subject: str) -> SubjectExport:
@@ -24,10 +31,10 @@ async def _export(subject: str) -> SubjectExport:
         await platform.close()
 
 
-async def _purge(dry_run: bool) -> PurgeReport:
+async def _purge(dry_run: bool, progress: Callable[[str], None]) -> PurgeReport:
     platform = await Platform.boot()
     try:
-        return await Privacy(platform).purge_due(dry_run=dry_run)
+        return await Privacy(platform).purge_due(dry_run=dry_run, progress=progress)
     finally:
         await platform.close()
 
@@ -48,9 +55,24 @@ def export_cmd(subject: str) -> None:
 @privacy_group.command("purge")
 @click.option("--dry-run", is_flag=True, help="List what would be purged, change nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def purge_cmd(dry_run: bool, as_json: bool) -> None:
+@click.option(
+    "--progress",
+    "show_progress",
+    is_flag=True,
+    help="Report the count on stderr as it goes (default: only on a terminal).",
+)
+def purge_cmd(dry_run: bool, as_json: bool, show_progress: bool) -> None:
     """Purge personal values of closed instances past their definition's retention."""
-    report = run_async(lambda: _purge(dry_run))
+    announce(
+        _("looking for closed instances past their retention…")
+        if dry_run
+        else _("purging the personal data of closed instances past their retention…")
+    )
+    line = _("purged %(done)s instances…")
+    with Progress(
+        lambda done: line % {"done": done}, every=PROGRESS_EVERY, show=show_progress
+    ) as progress:
+        report = run_async(lambda: _purge(dry_run, lambda _protocol: progress.advance()))
     if as_json:
         click.echo(msgspec.json.encode(report).decode())
         return

@@ -27,7 +27,7 @@ towards masking.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -161,8 +161,15 @@ class Privacy:
             found.append((version.id, defn, personal_keys(defn, self._forms)))
         return found
 
-    async def purge_due(self, *, batch: int = 100, dry_run: bool = False) -> PurgeReport:
-        """Purge personal values of closed instances whose retention has run out."""
+    async def purge_due(
+        self,
+        *,
+        batch: int = 100,
+        dry_run: bool = False,
+        progress: Callable[[str], None] | None = None,
+    ) -> PurgeReport:
+        """Purge personal values of closed instances whose retention has run out;
+        ``progress`` is told each protocol number purged (the CLI counts them on stderr)."""
         now = self._platform.clock.now()
         purged: list[str] = []
         replaced = 0
@@ -179,6 +186,8 @@ class Privacy:
                 for closed in due:
                     replaced += await self._purge_one(closed.id, keys, now)
                     purged.append(closed.protocol)
+                    if progress is not None:
+                        progress(closed.protocol)
                 if len(due) < batch:
                     break
         return PurgeReport(instances=purged, keys=replaced)

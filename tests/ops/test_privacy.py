@@ -179,6 +179,34 @@ async def test_the_export_command_prints_only_the_json_document(
     assert [o for o in OTHER if o in done.stdout + done.stderr] == []
 
 
+async def test_the_purge_command_says_what_it_does_and_counts_with_progress(
+    wf: WorkflowService, database_url: str, tmp_path: Path
+) -> None:
+    for amount in (500, 600, 700):
+        await start(wf, amount, retention_days=1)  # closed on 2026-03-02: long past retention
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "TRAMITA_DATABASE_URL": database_url,
+        "TRAMITA_LANG": "pt_BR",
+    }
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [*TRAMITA, "privacy", "purge", "--progress"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "expurgando os dados pessoais dos processos encerrados com o prazo de retenção vencido…",
+        "3 processos expurgados…",
+    ]
+    assert done.stdout.startswith("purged 3 instance(s)")
+
+
 def test_a_dead_letter_view_masks_personal_payload_values() -> None:
     letter = {
         "node_id": "reserve_stock",

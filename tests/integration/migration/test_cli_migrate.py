@@ -89,16 +89,33 @@ def test_the_cli_dry_run_prints_the_plan_and_moves_nothing(cli_env: str) -> None
     assert statuses(cli_env, ids) == [(1, ("review",))]
 
 
-def test_the_cli_applies_a_batch_with_a_progress_bar_only_to_the_chosen(cli_env: str) -> None:
+def test_the_cli_applies_a_batch_only_to_the_chosen_saying_first_what_it_does(
+    cli_env: str,
+) -> None:
     ids = prepare(cli_env, 21)
     chosen, left = ids[:20], ids[20:]
     args = ["leave.request", "--from", "1", "--to", "2", "--map", "review=check", "--apply"]
     picked = [a for i in chosen for a in ("--instance", i)]
     result = CliRunner().invoke(migrate_cmd, [*args, *picked, "--as", "operator-7"])
     assert result.exit_code == 0, result.output
-    assert "migrating" in result.stderr and "20 migrated" in result.stdout
+    assert result.stderr.splitlines() == [
+        "migrando 20 instâncias de leave.request da v1 para a v2…"
+    ]  # not a terminal and no --progress: the first line only
+    assert "20 migrated" in result.stdout
     assert statuses(cli_env, chosen) == [(2, ("check",))] * 20
     assert statuses(cli_env, left) == [(1, ("review",))]
+
+
+def test_progress_reports_the_count_on_stderr(cli_env: str) -> None:
+    ids = prepare(cli_env, 20)
+    args = ["leave.request", "--from", "1", "--to", "2", "--map", "review=check", "--apply"]
+    picked = [a for i in ids for a in ("--instance", i)]
+    result = CliRunner().invoke(migrate_cmd, [*args, *picked, "--progress", "--json"])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert lines[0] == "migrando 20 instâncias de leave.request da v1 para a v2…"
+    assert lines[1:] == [f"migrando {n}/20 instâncias…" for n in range(2, 21, 2)]
+    assert len(json.loads(result.stdout)["instances"]) == 20  # stdout stays the document
 
 
 def test_the_cli_reports_json_for_scripts(cli_env: str) -> None:
