@@ -183,11 +183,12 @@ VERSION = "0.1.0"
 
 
 def _version_option() -> click.Option:
-    from gettext import gettext as _  # click's msgids (core.cli_catalog)
+    from gettext import gettext as click_word  # click's msgids: core/cli_locale
 
     def show(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
         if value and not ctx.resilient_parsing:
-            click.echo(_("%(prog)s, version %(version)s") % {"prog": "tramita", "version": VERSION})
+            line = click_word("%(prog)s, version %(version)s")
+            click.echo(line % {"prog": "tramita", "version": VERSION})
             ctx.exit()
 
     return click.Option(
@@ -196,7 +197,7 @@ def _version_option() -> click.Option:
         expose_value=False,
         is_eager=True,
         callback=show,
-        help=_("Show the version and exit."),
+        help=click_word("Show the version and exit."),
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from gettext import gettext as _
+from gettext import gettext as click_word  # click's msgids: core/cli_locale, not this catalog
 
 import click
 
@@ -75,5 +75,5 @@ class LazyGroup(click.Group):
             else:
                 rows.append((name, self.lazy[name].help))
         if rows:
-            with formatter.section(_("Commands")):  # click's msgid: see core.cli_catalog
+            with formatter.section(click_word("Commands")):
                 formatter.write_dl(rows)
