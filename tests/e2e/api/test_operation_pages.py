@@ -220,3 +220,19 @@ async def test_the_migration_wizard_runs_a_large_selection_as_an_operation(api: 
     page = await api.client.get(response.headers["location"])
     assert "Migração de processos para outra versão" in page.text
     assert "Nenhum item foi recusado." in page.text
+
+
+async def test_a_double_click_on_a_bulk_action_opens_the_running_operation(api: Api) -> None:
+    _ops(api)
+    tasks = await open_tasks(api, 3)
+    ids = [t["id"] for t in tasks]
+    headers = await _as(api, "manager")
+    first = await _bulk_claim(api, headers, ids)
+    second = await _bulk_claim(api, headers, list(reversed(ids)))
+    assert first.status_code == second.status_code == 303
+    assert first.headers["location"] == second.headers["location"]
+    listed = (await api.client.get("/api/v1/operations", headers=api.auth("manager"))).json()
+    assert len(listed) == 1
+    await api.drain()
+    third = await _bulk_claim(api, headers, ids)  # the first is over: a new one starts
+    assert third.headers["location"] != first.headers["location"]
