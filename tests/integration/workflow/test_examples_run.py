@@ -1,5 +1,6 @@
-"""Every definition in ``examples/*.json`` publishes and runs to its end on a fresh install,
-with what it names registered by the examples package (``examples/tramita-examples``):
+"""Every definition in ``examples/`` (JSON, or BPMN 2.0 XML) publishes and runs to its end on a
+fresh install, with what it names registered by the examples package
+(``examples/tramita-examples``):
 published with ``tramita workflow publish`` as an operator would, then started and worked to
 completion by people who are members of its queues."""
 
@@ -45,6 +46,11 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, dict[str, Any]]]] = {
         {"title": "Edital nº 1", "body": "Texto do edital.", "author_email": "autor@example.org"},
         {"review": {"decision_note": "Publicar."}},
     ),
+    "document_notice.bpmn": (
+        "document.notice",
+        {"title": "Aviso nº 1", "body": "Texto do aviso.", "author_email": "autor@example.org"},
+        {"review": {"decision_note": "Publicar."}},
+    ),
     "parallel_review.json": (
         "contract.review",
         {"supplier_id": "S-1", "amount": 5_000},
@@ -53,8 +59,17 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, dict[str, Any]]]] = {
 }
 
 
+DEFINITION_SUFFIXES = (".json", ".bpmn", ".xml")
+
+
 def test_every_example_file_has_a_case() -> None:
-    assert sorted(p.name for p in EXAMPLES.glob("*.json")) == sorted(CASES)
+    """Walks the whole folder: a definition added anywhere in ``examples/`` needs a case here."""
+    found = [
+        str(p.relative_to(EXAMPLES))
+        for p in EXAMPLES.rglob("*")
+        if p.suffix in DEFINITION_SUFFIXES and not any(".egg-info" in part for part in p.parts)
+    ]
+    assert sorted(found) == sorted(CASES)
 
 
 @pytest.fixture
