@@ -12,12 +12,13 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
+from core.app import Platform
 from core.clock import FixedClock
 from tests.fakes.boot import booted
 from tests.integration.durable.harness import install_plugin
@@ -105,11 +106,10 @@ async def test_an_example_publishes_and_runs_to_its_end(
     assert json.loads(published.stdout)["key"] == key
     async with booted(database_url, clock) as service:
         people = []
-        await service.platform.directory.ensure_profile("staff", "Staff", ["workflow.tasks"])
+        directory = cast(Platform, service.platform).directory
+        await directory.ensure_profile("staff", "Staff", ["workflow.tasks"])
         for name in ("ana", "bruno"):
-            user = await service.platform.directory.create_user(
-                name, display_name=name, profile="staff"
-            )
+            user = await directory.create_user(name, display_name=name, profile="staff")
             people.append(Actor(id=user.id))
             for queue in service.platform.registrations.queues:
                 await service.catalog.add_member(queue, user.id, actor=Actor.system("test"))
