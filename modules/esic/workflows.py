@@ -333,6 +333,9 @@ MANIFESTACAO: dict[str, Any] = {
             "consumes": ["case_id", "kind"],
             "produces": ["answer", "extension_reason"],
             "timers": _expiry("ouvidoria.manifestation"),
+            # A denunciation (irregularity, possible harm to the public) goes to the top of the
+            # ombudsman's queue; the other kinds open at normal priority.
+            "priority": {"when": "kind == 'denuncia'", "level": "high"},
             "public": {"label": "Em análise"},
             "outcomes": {"answer": "notify_answered", "extend": "notify_extended"},
             "outcome_requires": {"answer": ["answer"], "extend": ["extension_reason"]},

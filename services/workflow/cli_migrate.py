@@ -4,10 +4,15 @@ A migration only touches the instances named on the command line (or, with
 ``--all-in-flight``, every unfinished instance on the source version — still an explicit
 choice). Without ``--apply`` it is a dry run; with it, the dry run runs first and each instance
 migrates only if it has not changed since (its ``row_version``), one transaction per instance.
+More instances than ``TRAMITA_WF_OPERATION_THRESHOLD`` (or any number with
+``TRAMITA_WF_BACKGROUND_ALWAYS=1``) migrate as a background operation, the one the wizard
+starts: the command prints its id and progress page and returns, or with ``--wait`` follows its
+progress on stderr until it is over (running it in this process on the embedded defaults).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -20,6 +25,7 @@ from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
 from core.cli_progress import Progress, announce
+from services.workflow.api.operation_runs import OperationView, view_of
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.cli_reads import instance_id
 from services.workflow.cli_text import gettext as _
@@ -31,8 +37,12 @@ from services.workflow.runtime.migration_plan import (
     MigrationReport,
     MigrationRequest,
 )
+from services.workflow.runtime.operation_ports import Operation
+from services.workflow.runtime.operations import OperationService
 
 T = TypeVar("T")
+OPERATIONS_PAGE = "/cms/workflow/operations"
+WAIT_POLL_S = 0.5
 
 
 def _with_migrator(action: Callable[[WorkflowService, Migrator], Awaitable[T]]) -> T:
@@ -119,6 +129,11 @@ def _text(report: MigrationReport) -> str:
 @click.option("--apply", "apply_", is_flag=True, help="Really migrate (default: dry run).")
 @click.option("--reason", default=None, help="Why (kept in the audit log).")
 @click.option("--as", "user", default=None, help="The operator's user id (default: system cli).")
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="For a background migration: follow its progress on stderr until it is over.",
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.option(
     "--progress",
@@ -138,10 +153,14 @@ def migrate_cmd(
     apply_: bool,
     reason: str | None,
     user: str | None,
+    wait: bool,
     as_json: bool,
     show_progress: bool,
 ) -> None:
-    """Move CHOSEN instances of KEY from one version to another (dry run unless --apply)."""
+    """Move CHOSEN instances of KEY from one version to another (dry run unless --apply).
+
+    Past the background threshold the migration runs as an operation: its id and progress
+    page are printed (``tramita operation show ID`` follows it too); --wait follows it here."""
     mapping = _mapping(pairs, mapping_file)
     chosen = list(instances)
     if instances_file is not None:
@@ -149,7 +168,7 @@ def migrate_cmd(
     if not chosen and not all_in_flight:
         raise click.UsageError("choose instances: --instance, --instances-file or --all-in-flight")
 
-    async def _go(service: WorkflowService, migrator: Migrator) -> MigrationReport:
+    async def _go(service: WorkflowService, migrator: Migrator) -> MigrationReport | OperationView:
         ids = chosen + (await migrator.candidates(key, from_version) if all_in_flight else [])
         request = MigrationRequest(
             definition_key=key,
@@ -171,6 +190,24 @@ def migrate_cmd(
         if not apply_ or dry.mapping_errors:
             return dry
         seen = {p.instance_id: p.row_version for p in dry.instances if p.row_version is not None}
+        operations = service.operations
+        if operations is not None and operations.in_background(len(request.instance_ids)):
+            started = await operations.start(
+                "migration",
+                request.instance_ids,
+                actor=_actor(user),
+                reason=reason,
+                params={
+                    "definition_key": key,
+                    "from_version": from_version,
+                    "to_version": to_version,
+                    "mapping": mapping,
+                    "expected": seen,
+                },
+            )
+            if not wait:
+                return view_of(started)
+            return await _follow(service, operations, started)
         line = _("migrating %(done)s/%(total)s instances…")
         with Progress(
             lambda done: line % {"done": done, "total": total},
@@ -188,11 +225,66 @@ def migrate_cmd(
         return report
 
     report = _with_migrator(_go)
+    if isinstance(report, OperationView):
+        _operation_out(report, waited=wait, as_json=as_json)
+        return
     if as_json:
         click.echo(msgspec.json.encode(report).decode())
     else:
         click.echo(_text(report))
     if report.mapping_errors or (apply_ and report.count("migrated") < len(report.instances)):
+        raise SystemExit(1)
+
+
+def _progress(view: OperationView) -> str:
+    return (
+        f"{view.done + view.refused}/{view.total} handled ({view.percent}%): "
+        f"{view.done} done, {view.refused} refused"
+    )
+
+
+async def _follow(
+    service: WorkflowService, operations: OperationService, started: Operation
+) -> OperationView:
+    """Poll the operation until it is over, one progress line on stderr per change. On the
+    embedded defaults nobody else delivers its messages, so this process runs it meanwhile."""
+    click.echo(f"migrating in the background: operation {started.id}", err=True)
+    embedded = service.platform.settings.embedded
+    if embedded:
+        service.delivery.start()
+    try:
+        last = ""
+        while True:
+            current = await operations.get(started.id)
+            line = _progress(view_of(current))
+            if line != last:
+                click.echo(f"  {line}", err=True)
+                last = line
+            if not current.active:
+                break
+            await asyncio.sleep(WAIT_POLL_S)
+    finally:
+        if embedded:
+            await service.delivery.stop()
+    return view_of(current, await operations.items(current.id, refused_only=True))
+
+
+def _operation_out(view: OperationView, *, waited: bool, as_json: bool) -> None:
+    if as_json:
+        click.echo(msgspec.json.encode(view).decode())
+    elif not waited:
+        click.echo(
+            f"migration running in the background: operation {view.id} ({view.total} instances)"
+        )
+        click.echo(f"progress page: {OPERATIONS_PAGE}/{view.id}")
+        click.echo(f"follow it with: tramita operation show {view.id}")
+    else:
+        click.echo(f"operation {view.id}: {view.status}; {_progress(view)}")
+        if view.error:
+            click.echo(f"error: {view.error}")
+        for refusal in view.refusals:
+            click.echo(f"refused {refusal.item_id}: {refusal.code}")
+    if waited and (view.status != "finished" or view.refused):
         raise SystemExit(1)
 
 

@@ -4,7 +4,8 @@ runs on a fresh install (``pip install -e examples/tramita-examples``):
 * ``purchase_approval.json`` (``purchase.approval``): queues ``purchase.managers`` and
   ``purchase.approval.operators``, form ``purchase.review``, handlers ``stock.reserve``,
   ``stock.release``, ``payment.charge``, ``purchase.notify``;
-* ``six_node.json`` (``document.publication``): queues ``documents.editors`` and
+* ``six_node.json`` (``document.publication``) and ``document_notice.bpmn`` (the same flow drawn
+  in BPMN 2.0, ``document.notice``): queues ``documents.editors`` and
   ``documents.operators``, form ``document.review@1``, handlers ``gazette.publish``,
   ``document.notify``;
 * ``parallel_review.json`` (``contract.review``): queues ``contracts.legal``,
@@ -14,7 +15,8 @@ runs on a fresh install (``pip install -e examples/tramita-examples``):
 The handlers are demonstrations: each effect is a value derived from the step's idempotency key
 (the same on every retry), so they are idempotent by construction and call no partner. A real
 module replaces them with its partners' clients (see docs/writing-a-module.md). The definitions
-themselves are not registered: publish them with ``tramita workflow publish examples/<file>``.
+themselves are not registered: publish them with ``tramita workflow publish examples/<file>``
+(a ``.bpmn`` file goes through the BPMN importer).
 Not installed by ``scripts/bootstrap.sh``: the test suite's fakes register the same names.
 """
 

@@ -14,11 +14,14 @@ from litestar.connection import ASGIConnection
 from contracts.errors import ServiceUnavailable
 from services.workflow.api.deps import platform_of
 from services.workflow.runtime.human import TaskService
+from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION
 from services.workflow.runtime.inbox import Inbox
+from services.workflow.runtime.units import SUPERVISE_PERMISSION, Scope, UnitService
 
 INBOX_KEY = "workflow.inbox"
 """The same key as ``services.workflow.ui.deps.INBOX_KEY`` (the pages read the same inbox)."""
 TASKS_KEY = "workflow.tasks"
+UNITS_KEY = "workflow.units"
 
 
 def tasks_of(connection: ASGIConnection[Any, Any, Any, Any]) -> TaskService:
@@ -33,6 +36,23 @@ def inbox_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Inbox:
     if inbox is None:
         raise ServiceUnavailable("the inbox is not wired", port=INBOX_KEY)
     return inbox
+
+
+def units_of(connection: ASGIConnection[Any, Any, Any, Any]) -> UnitService:
+    units: UnitService | None = platform_of(connection).extras.get(UNITS_KEY)
+    if units is None:
+        raise ServiceUnavailable("the units are not wired", port=UNITS_KEY)
+    return units
+
+
+async def scope_of(connection: ASGIConnection[Any, Any, Any, Any], user_id: str) -> Scope:
+    """What the person oversees: every queue (``workflow.admin``), the queues of the units they
+    supervise (``workflow.supervise``), or nothing beyond their own queues. The pages and the
+    API ask the same question here."""
+    directory = platform_of(connection).permissions
+    admin = await directory.has(user_id, SUPERVISOR_PERMISSION)
+    supervise = not admin and await directory.has(user_id, SUPERVISE_PERMISSION)
+    return await units_of(connection).scope(user_id, admin=admin, supervise=supervise)
 
 
 def idempotency_key_of(connection: ASGIConnection[Any, Any, Any, Any]) -> str | None:

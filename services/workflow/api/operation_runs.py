@@ -10,7 +10,7 @@ migration): ``requires_any``.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
@@ -20,11 +20,11 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.params import FromPath, JSONBody
 
 from contracts.errors import Forbidden, NotFound, ServiceUnavailable
-from core.auth import actor_of, authenticate
+from core.auth import actor_of, authenticate, requires
 from services.workflow.api.deps import platform_of
 from services.workflow.api.schemas import AbandonBody
 from services.workflow.runtime.operation_ports import Operation, OperationItem
-from services.workflow.runtime.operations import OperationService
+from services.workflow.runtime.operations import MAX_ITEMS, MAX_REASON, OperationService
 
 OPERATIONS_KEY = "workflow.operations"
 OPERATORS = ("workflow.operate", "workflow.admin")
@@ -77,6 +77,58 @@ async def visible_operation(
     if operation.started_by != user_id and not await holds_any(connection, user_id, OPERATORS):
         raise NotFound("unknown operation", operation_id=operation_id)
     return operation
+
+
+Target = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=r"^[^\x00]*$")]
+
+
+TaskIds = Annotated[list[UUID], msgspec.Meta(min_length=1, max_length=MAX_ITEMS)]
+Reason = Annotated[str, msgspec.Meta(max_length=MAX_REASON, pattern=r"^[^\x00]*$")]
+
+
+class BackgroundClaim(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+    tag_field="action",
+    tag="claim",
+):
+    task_ids: TaskIds
+    reason: Reason | None = None
+
+
+class BackgroundForward(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+    tag_field="action",
+    tag="forward",
+):
+    """Each task into ``to_queue``."""
+
+    task_ids: TaskIds
+    to_queue: Target
+    reason: Reason | None = None
+
+
+class BackgroundAssign(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+    tag_field="action",
+    tag="assign",
+):
+    """Each task to the person ``to_user``."""
+
+    task_ids: TaskIds
+    to_user: Target
+    reason: Reason | None = None
+
+
+BulkOperationBody = BackgroundClaim | BackgroundForward | BackgroundAssign
 
 
 class RefusalView(msgspec.Struct, frozen=True, kw_only=True):
@@ -144,6 +196,25 @@ class OperationController(Controller):
         me = actor_of(request).id
         mine = None if await holds_any(request, me, OPERATORS) else me
         return [view_of(o) for o in await operations_of(request).recent(started_by=mine)]
+
+    @post("/bulk", guards=[requires("workflow.tasks")], status_code=202)
+    async def bulk(
+        self, request: Request[Any, Any, Any], data: JSONBody[BulkOperationBody]
+    ) -> OperationView:
+        """Start a bulk task action as a background operation (each task its own call, as the
+        caller, refusals recorded with their codes) and answer 202 with it; follow it at
+        ``GET /api/v1/operations/{id}``. The same action on the same tasks by the same person,
+        sent again while its operation is queued or running, answers that operation."""
+        to_queue = data.to_queue if isinstance(data, BackgroundForward) else None
+        to_user = data.to_user if isinstance(data, BackgroundAssign) else None
+        started = await operations_of(request).start(
+            f"bulk_{data.__struct_config__.tag}",
+            [str(t) for t in data.task_ids],
+            actor=actor_of(request),
+            reason=data.reason,
+            params={"to_queue": to_queue, "to_user": to_user},
+        )
+        return view_of(started)
 
     @get("/{operation_id:uuid}")
     async def show(

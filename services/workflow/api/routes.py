@@ -8,6 +8,7 @@ from typing import Any
 from litestar import Router
 
 from services.workflow.api import API_MAX_BODY
+from services.workflow.api.dashboard import DashboardController
 from services.workflow.api.deadlines import DeadlineController, InstanceDeadlineController
 from services.workflow.api.documents import DocumentController, InstanceDocumentController
 from services.workflow.api.forms import FormController
@@ -32,6 +33,7 @@ def api_router() -> Router:
             InstanceTaskController,
             TaskController,
             TaskInboxController,
+            DashboardController,
             FormController,
             DeadLetterController,
             AuditController,

@@ -21,10 +21,11 @@ from contracts.errors import BadRequest, FieldError, Forbidden
 from contracts.workflow.types import TaskStatus, TaskView
 from core.auth import actor_of, requires
 from services.workflow.api.deps import platform_of
-from services.workflow.api.human_deps import idempotency_key_of, inbox_of, tasks_of
+from services.workflow.api.human_deps import idempotency_key_of, inbox_of, scope_of, tasks_of
 from services.workflow.api.ports import MAX_PAGE
 from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION, BulkItem
 from services.workflow.runtime.inbox import InboxPage, InboxQuery, SortKey
+from services.workflow.runtime.units import SUPERVISE_PERMISSION
 
 NO_NUL = r"^[^\x00]*$"
 """PostgreSQL text cannot hold NUL: refused as bad input (400) rather than failing in SQL."""
@@ -145,9 +146,25 @@ class TaskInboxController(Controller):
         created_from: FromQuery[datetime | None] = None,
         created_to: FromQuery[datetime | None] = None,
         reach: Annotated[
-            Literal["visible", "all"],
-            QueryParameter(name="scope", description="`all` (every queue) needs `workflow.admin`"),
+            Literal["visible", "all", "team"],
+            QueryParameter(
+                name="scope",
+                description=(
+                    "`visible`: one's own queues and tasks; `all` (every queue) needs "
+                    "`workflow.admin`; `team`: every queue one oversees — all of them for "
+                    "`workflow.admin`, the queues of one's units for a unit supervisor "
+                    "(`workflow.supervise`)"
+                ),
+            ),
         ] = "visible",
+        unit: Annotated[
+            str | None,
+            Parameter(
+                max_length=100,
+                pattern=NO_NUL,
+                description="only the queues of this unit (one the caller oversees, else 404)",
+            ),
+        ] = None,
         sort: FromQuery[SortKey] = "due_at",
         limit: Annotated[int, Parameter(ge=1, le=MAX_PAGE)] = 50,
         cursor: Annotated[str | None, Parameter(max_length=1000, pattern=CURSOR)] = None,
@@ -161,6 +178,18 @@ class TaskInboxController(Controller):
                     "listing every queue needs the supervisor permission",
                     permission=SUPERVISOR_PERMISSION,
                 )
+        in_view: frozenset[str] | None = None
+        team = reach == "team" or unit is not None
+        if team:
+            # As the inbox page does: a unit supervisor sees the queues of their units, an
+            # administrator every queue (or one unit's); a unit outside one's view is 404.
+            oversees = await scope_of(request, actor.id)
+            if not oversees.supervisor:
+                raise Forbidden(
+                    "overseeing queues needs a unit to supervise or the supervisor permission",
+                    permission=SUPERVISE_PERMISSION,
+                )
+            in_view = oversees.queues(unit)
         query = InboxQuery(
             queue=queue,
             assignee=actor.id if assignee == "me" else assignee,
@@ -174,7 +203,8 @@ class TaskInboxController(Controller):
             due_to=_utc("due_to", due_to),
             created_from=_utc("created_from", created_from),
             created_to=_utc("created_to", created_to),
-            visible_to=actor.id if reach == "visible" else None,
+            visible_to=actor.id if reach == "visible" and not team else None,
+            queues=None if in_view is None else tuple(sorted(in_view)),
             sort=sort,
             limit=limit,
             cursor=cursor or None,

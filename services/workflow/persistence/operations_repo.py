@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.workflow.persistence.tables_operations import operation_items, operations
@@ -30,8 +31,33 @@ class SqlOperationStore:
     def __init__(self, conn: AsyncConnection) -> None:
         self._conn = conn
 
-    async def add(self, operation: Operation) -> None:
-        await self._conn.execute(operations.insert().values(**msgspec.structs.asdict(operation)))
+    async def add(self, operation: Operation) -> Operation | None:
+        if operation.dedup_key is not None:
+            running = await self._active_with(operation.tenant, operation.dedup_key)
+            if running is not None:
+                return running
+        try:
+            # A savepoint: two submissions at once meet at the unique index, and the loser
+            # reads the winner's row instead of failing its transaction.
+            async with self._conn.begin_nested():
+                await self._conn.execute(
+                    operations.insert().values(**msgspec.structs.asdict(operation))
+                )
+        except IntegrityError:
+            if operation.dedup_key is None:
+                raise
+            running = await self._active_with(operation.tenant, operation.dedup_key)
+            if running is None:
+                raise
+            return running
+        return None
+
+    async def _active_with(self, tenant: str, key: str) -> Operation | None:
+        query = sa.select(operations).where(
+            _O.tenant == tenant, _O.dedup_key == key, _O.status.in_(ACTIVE)
+        )
+        row = (await self._conn.execute(query)).first()
+        return None if row is None else _row(Operation, row)
 
     async def get(self, operation_id: str) -> Operation | None:
         row = (await self._conn.execute(sa.select(operations).where(_O.id == operation_id))).first()

@@ -7,7 +7,8 @@ progress page, its status and the lease of the runner working on it (``runner``,
 ``lease_until``: a runner that dies leaves the lease to expire, and the next one continues).
 ``workflow_operation_items`` holds one row per item already handled, keyed by the operation and
 the item's id: an item is never recorded (so never counted) twice, and the items still to do
-are the ``params`` ids without a row here.
+are the ``params`` ids without a row here. A partial unique index lets only one queued or
+running operation carry a given ``dedup_key``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import sqlalchemy as sa
 
 from core.dbtypes import JSONType, UTCDateTime, UUIDStr
 from services.workflow.persistence.tables import metadata
+
+ACTIVE_ROWS = sa.text("status IN ('queued', 'running') AND dedup_key IS NOT NULL")
 
 operations = sa.Table(
     "workflow_operations",
@@ -42,8 +45,19 @@ operations = sa.Table(
     sa.Column("cancel_reason", sa.Text, nullable=True),
     sa.Column("runner", sa.String(200), nullable=True),
     sa.Column("lease_until", UTCDateTime, nullable=True),
+    # What the operation does, by whom (``runtime.operations.dedup_key``): the same submission
+    # made again while this one is queued or running gets this one back (a double click).
+    sa.Column("dedup_key", sa.String(64), nullable=True),
     sa.Index("ix_workflow_operations_recent", "tenant", "created_at"),
     sa.Index("ix_workflow_operations_status", "status", "lease_until"),
+    sa.Index(
+        "ux_workflow_operations_active_dedup",
+        "tenant",
+        "dedup_key",
+        unique=True,
+        postgresql_where=ACTIVE_ROWS,
+        sqlite_where=ACTIVE_ROWS,
+    ),
 )
 
 operation_items = sa.Table(

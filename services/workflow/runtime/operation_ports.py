@@ -45,6 +45,7 @@ class Operation(msgspec.Struct, frozen=True, kw_only=True):
     cancel_reason: str | None = None
     runner: str | None = None
     lease_until: datetime | None = None
+    dedup_key: str | None = None
 
     @property
     def items(self) -> list[str]:
@@ -81,7 +82,10 @@ class OperationItem(msgspec.Struct, frozen=True, kw_only=True):
 class OperationStore(Protocol):
     """The operations' SQL on one unit of work's connection (``persistence.operations_repo``)."""
 
-    async def add(self, operation: Operation) -> None: ...
+    async def add(self, operation: Operation) -> Operation | None:
+        """Write ``operation``; when a queued or running operation of the tenant already
+        carries its ``dedup_key``, write nothing and return that one instead."""
+        ...
 
     async def get(self, operation_id: str) -> Operation | None: ...
 

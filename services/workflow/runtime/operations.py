@@ -18,6 +18,8 @@ operation stops before its next item.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Any
@@ -44,6 +46,20 @@ log = structlog.get_logger("tramita.operations")
 MAX_ITEMS = 10_000
 MAX_REASON = 500
 ItemRun = Callable[[str, int], Awaitable[None]]
+
+
+def dedup_key(kind: str, items: Sequence[str], actor: Actor, params: dict[str, Any]) -> str:
+    """What an operation does and who asks: the kind, its parameters (the target queue or
+    person, the versions and mapping), the items in sorted order and the actor. The same
+    submission made twice (a double click, a command run again) has the same key."""
+    what = {
+        "kind": kind,
+        "actor": [actor.kind, actor.id],
+        "items": sorted(str(i) for i in items),
+        "params": params,
+    }
+    encoded = json.dumps(what, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(encoded.encode()).hexdigest()
 
 
 def task_key(operation_id: str, task_id: str) -> str:
@@ -101,13 +117,16 @@ class OperationService:
         reason: str | None = None,
         params: dict[str, Any] | None = None,
     ) -> Operation:
-        """Record the operation and hand it to a runner (after the commit)."""
+        """Record the operation and hand it to a runner (after the commit). While an operation
+        with the same :func:`dedup_key` is queued or running, that one is returned and nothing
+        new starts."""
         if kind not in OPERATION_KINDS:
             raise BadRequest("unknown operation kind", code="invalid_kind", kind=kind)
         unique = list(dict.fromkeys(str(i) for i in items))
         if not unique or len(unique) > MAX_ITEMS:
             raise BadRequest("an operation needs 1 to 10000 items", code="invalid_items")
         now = self._clock.now()
+        own = dict(params or {})
         operation = Operation(
             id=str(self._ids.new_id()),
             tenant=self._tenant,
@@ -115,12 +134,16 @@ class OperationService:
             started_by=actor.id,
             started_by_kind=actor.kind,
             reason=(reason or None) and str(reason)[:MAX_REASON],
-            params={**(params or {}), "format": PARAMS_FORMAT, "items": unique},
+            params={**own, "format": PARAMS_FORMAT, "items": unique},
             total=len(unique),
             created_at=now,
+            dedup_key=dedup_key(kind, unique, actor, own),
         )
         async with self._uow() as uow:
-            await self._store(uow).add(operation)
+            running = await self._store(uow).add(operation)
+            if running is not None:
+                log.info("operation_deduplicated", operation_id=running.id, kind=kind)
+                return running
             await uow.audit(
                 AuditEntry(
                     action="workflow.operation.started",

@@ -23,13 +23,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 from litestar import Controller, Request, Response, get
-from litestar.connection import ASGIConnection
 
-from contracts.errors import BadRequest, Forbidden, ServiceUnavailable
+from contracts.errors import BadRequest, Forbidden
 from core.i18n import gettext
 from core.localtime import date_text, datetime_text, zone
+from services.workflow.api.dashboard import dashboard_of
 from services.workflow.runtime.dashboard import (
-    DashboardReads,
     GroupBy,
     VersionState,
     WorkloadRow,
@@ -50,15 +49,7 @@ from services.workflow.ui.web import (
 )
 
 DASHBOARD = "/cms/workflow/dashboard"
-DASHBOARD_KEY = "workflow.dashboard"
 GROUPS: tuple[GroupBy, ...] = ("queue", "definition")
-
-
-def dashboard_of(connection: ASGIConnection[Any, Any, Any, Any]) -> DashboardReads:
-    reads: DashboardReads | None = platform_of(connection).extras.get(DASHBOARD_KEY)
-    if reads is None:
-        raise ServiceUnavailable("the dashboard reads are not wired", port=DASHBOARD_KEY)
-    return reads
 
 
 def duration_text(seconds: float | None) -> str:

@@ -47,6 +47,7 @@ SESSION_TTL_S = 8 * 3600
 CMS = "/cms"
 LOGIN = "/cms/login"
 _USER_KEY = "tramita_ui_user"
+_PERMISSIONS_KEY = "tramita_ui_permissions"
 
 
 def platform_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
@@ -127,6 +128,8 @@ async def session_user(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
         raise Unauthenticated("the session names no known user") from exc
     if not user.active:
         raise Unauthenticated("the user is inactive")
+    # The layout's navigation shows only the pages the person may open.
+    state[_PERMISSIONS_KEY] = await platform.directory.of(user.id)
     state[_USER_KEY] = user
     return user
 
@@ -231,12 +234,14 @@ def page(
     headers: dict[str, str] | None = None,
     **context: Any,
 ) -> Template:
-    user = request.scope.get("state", {}).get(_USER_KEY)
+    state = request.scope.get("state", {})
+    user = state.get(_USER_KEY)
     zone_name = zone_of(request)
     return Template(
         template_name=template,
         context={
             "user": user,
+            "can": state.get(_PERMISSIONS_KEY, frozenset()),
             "dt": partial(fmt_dt, zone_name=zone_name),
             "d": partial(date_text, zone_name=zone_name),
             "path": request.url.path,

@@ -220,3 +220,68 @@ async def test_the_migration_wizard_runs_a_large_selection_as_an_operation(api: 
     page = await api.client.get(response.headers["location"])
     assert "Migração de processos para outra versão" in page.text
     assert "Nenhum item foi recusado." in page.text
+
+
+async def test_a_double_click_on_a_bulk_action_opens_the_running_operation(api: Api) -> None:
+    _ops(api)
+    tasks = await open_tasks(api, 3)
+    ids = [t["id"] for t in tasks]
+    headers = await _as(api, "manager")
+    first = await _bulk_claim(api, headers, ids)
+    second = await _bulk_claim(api, headers, list(reversed(ids)))
+    assert first.status_code == second.status_code == 303
+    assert first.headers["location"] == second.headers["location"]
+    listed = (await api.client.get("/api/v1/operations", headers=api.auth("manager"))).json()
+    assert len(listed) == 1
+    await api.drain()
+    third = await _bulk_claim(api, headers, ids)  # the first is over: a new one starts
+    assert third.headers["location"] != first.headers["location"]
+
+
+async def test_the_api_starts_a_bulk_action_in_the_background_once(api: Api) -> None:
+    tasks = await open_tasks(api, 3)
+    ids = [t["id"] for t in tasks]
+    await claim(api, ids[1], user="admin")
+    body = {"action": "claim", "task_ids": ids}
+    first = await api.client.post("/api/v1/operations/bulk", json=body, headers=api.auth("manager"))
+    assert first.status_code == 202, first.text
+    assert (first.json()["kind"], first.json()["status"]) == ("bulk_claim", "queued")
+    again = await api.client.post(
+        "/api/v1/operations/bulk",
+        json={**body, "task_ids": list(reversed(ids))},
+        headers=api.auth("manager"),
+    )
+    assert again.status_code == 202 and again.json()["id"] == first.json()["id"]
+    await api.drain()
+    over = await api.client.get(
+        f"/api/v1/operations/{first.json()['id']}", headers=api.auth("manager")
+    )
+    assert {k: over.json()[k] for k in ("status", "done", "refused")} == {
+        "status": "finished",
+        "done": 2,
+        "refused": 1,
+    }
+    assert [(r["item_id"], r["code"]) for r in over.json()["refusals"]] == [
+        (ids[1], "claimed_by_other")
+    ]
+
+
+async def test_the_api_bulk_operation_refuses_a_wrong_target_and_a_reader(api: Api) -> None:
+    ids = [t["id"] for t in await open_tasks(api, 1)]
+    for body in (
+        {"action": "claim", "task_ids": ids, "to_queue": "purchase.managers"},
+        {"action": "forward", "task_ids": ids},
+        {"action": "assign", "task_ids": ids, "to_queue": "purchase.managers"},
+    ):
+        refused = await api.client.post(
+            "/api/v1/operations/bulk", json=body, headers=api.auth("manager")
+        )
+        assert refused.status_code == 400, (body, refused.text)
+    reader = await api.client.post(
+        "/api/v1/operations/bulk",
+        json={"action": "claim", "task_ids": ids},
+        headers=api.auth("reader"),
+    )
+    assert reader.status_code == 403
+    listed = await api.client.get("/api/v1/operations", headers=api.auth("admin"))
+    assert listed.json() == []

@@ -199,3 +199,57 @@ async def test_the_units_page_needs_the_admin_permission(api: Api) -> None:
     await _units(api)
     await _as(api, "chefe")
     assert (await api.client.get("/cms/workflow/units")).status_code == 403
+
+
+async def _inbox_ids(api: Api, user: str, query: str) -> tuple[int, list[str]]:
+    response = await api.client.get(f"/api/v1/tasks?{query}", headers=api.auth(user))
+    if response.status_code != 200:
+        return response.status_code, []
+    return 200, [t["id"] for t in response.json()["items"]]
+
+
+async def test_the_api_inbox_honours_a_supervisors_units_like_the_page(api: Api) -> None:
+    await _units(api)
+    tasks = [t["id"] for t in await open_tasks(api, 2)]
+    assert await _inbox_ids(api, "chefe", "") == (200, [])  # not a member of the queue
+    status, team = await _inbox_ids(api, "chefe", "scope=team")
+    assert status == 200 and sorted(team) == sorted(tasks)
+    status, picked = await _inbox_ids(api, "chefe", "unit=compras")
+    assert status == 200 and sorted(picked) == sorted(tasks)
+    assert await _inbox_ids(api, "procurador", "scope=team") == (200, [])
+    for unit in ("compras", "nao-existe"):
+        assert (await _inbox_ids(api, "procurador", f"unit={unit}"))[0] == 404
+    assert (await _inbox_ids(api, "avulso", "scope=team"))[0] == 403
+    assert (await _inbox_ids(api, "manager", "scope=team"))[0] == 403
+    assert (await _inbox_ids(api, "chefe", "scope=all"))[0] == 403  # every queue: admins only
+    status, every = await _inbox_ids(api, "admin", "scope=team")
+    assert status == 200 and set(tasks) <= set(every)
+    assert await _inbox_ids(api, "admin", "unit=juridico") == (200, [])
+
+
+async def test_the_api_workload_counts_the_supervisors_units_only(api: Api) -> None:
+    await _units(api)
+    await open_tasks(api, 3)
+    response = await api.client.get("/api/v1/dashboard/workload", headers=api.auth("chefe"))
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["queues"] == ["purchase.managers"]
+    assert [(r["key"], r["open"]) for r in body["rows"]] == [("purchase.managers", 3)]
+    by_definition = await api.client.get(
+        "/api/v1/dashboard/workload?by=definition", headers=api.auth("chefe")
+    )
+    assert [r["open"] for r in by_definition.json()["rows"]] == [3]
+    for user, unit, status in (
+        ("procurador", "compras", 404),
+        ("procurador", "nao-existe", 404),
+        ("avulso", "", 403),
+        ("manager", "", 403),
+    ):
+        refused = await api.client.get(
+            f"/api/v1/dashboard/workload?unit={unit}", headers=api.auth(user)
+        )
+        assert refused.status_code == status, (user, unit, refused.text)
+        assert "Traceback" not in refused.text
+    admin = await api.client.get("/api/v1/dashboard/workload", headers=api.auth("admin"))
+    assert admin.json()["queues"] is None
+    assert ("purchase.managers", 3) in [(r["key"], r["open"]) for r in admin.json()["rows"]]

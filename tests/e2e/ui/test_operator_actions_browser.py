@@ -70,7 +70,7 @@ async def test_an_operator_runs_a_dead_lettered_step_again(
         await ops_site.service.delivery.drain()
     context, page = await new_page(browser, viewport=PHONE)
     await login(page, ops_site, OPERATOR)
-    await page.get_by_role("link", name="Operações").click()
+    await page.get_by_role("link", name="Mensagens mortas").click()
     await expect(page.get_by_role("heading", level=1)).to_have_text("Mensagens mortas")
     violations = {"list": await serious_violations(page)}
     await page.get_by_role("link", name="Executar de novo a etapa reserve_stock").click()

@@ -138,3 +138,63 @@ def test_the_cli_repair_moves_the_token_with_a_reason(cli_env: str) -> None:
     result = CliRunner().invoke(repair_cmd, args)
     assert result.exit_code == 0, result.output
     assert " completed at -" in result.output
+
+
+APPLY = ["leave.request", "--from", "1", "--to", "2", "--map", "review=check", "--apply"]
+
+
+def _chosen(ids: list[str]) -> list[str]:
+    return [a for i in ids for a in ("--instance", i)]
+
+
+def test_past_the_threshold_the_cli_starts_a_background_operation_once(
+    cli_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TRAMITA_WF_OPERATION_THRESHOLD", "3")
+    ids = prepare(cli_env, 4)
+    result = CliRunner().invoke(migrate_cmd, [*APPLY, *_chosen(ids), "--reason", "v2"])
+    assert result.exit_code == 0, result.output
+    first = result.stdout.splitlines()
+    assert first[0].startswith("migration running in the background: operation ")
+    operation_id = first[0].split("operation ")[1].split(" ")[0]
+    assert f"progress page: /cms/workflow/operations/{operation_id}" in result.stdout
+    # Nothing waited for it: the instances are still where they were (a worker runs it).
+    assert statuses(cli_env, ids) == [(1, ("review",))] * 4
+    # The same command again while it is queued gets the same operation, not a second one.
+    again = CliRunner().invoke(
+        migrate_cmd, [*APPLY, *_chosen(list(reversed(ids))), "--reason", "v2"]
+    )
+    assert again.exit_code == 0, again.output
+    assert f"operation {operation_id} " in again.stdout
+
+
+def test_wait_follows_the_background_migration_on_stderr_until_it_is_over(
+    cli_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TRAMITA_WF_OPERATION_THRESHOLD", "3")
+    ids = prepare(cli_env, 5)
+    chosen = [*_chosen(ids), "--instance", "019cae6b-6600-7000-8000-0000000000ff"]
+    result = CliRunner().invoke(migrate_cmd, [*APPLY, *chosen, "--wait"])
+    assert result.exit_code == 1, result.output  # one id is refused
+    assert "migrating in the background: operation " in result.stderr
+    assert "6/6 handled (100%): 5 done, 1 refused" in result.stderr
+    assert ": finished; 6/6 handled (100%): 5 done, 1 refused" in result.stdout
+    assert "refused 019cae6b-6600-7000-8000-0000000000ff: " in result.stdout
+    assert "Traceback" not in result.output
+    assert statuses(cli_env, ids) == [(2, ("check",))] * 5
+
+
+def test_wait_prints_the_operation_as_json_for_scripts(
+    cli_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TRAMITA_WF_BACKGROUND_ALWAYS", "1")
+    ids = prepare(cli_env, 2)
+    result = CliRunner().invoke(migrate_cmd, [*APPLY, *_chosen(ids), "--wait", "--json"])
+    assert result.exit_code == 0, result.output
+    view = json.loads(result.stdout)
+    assert (view["kind"], view["status"], view["done"], view["refused"]) == (
+        "migration",
+        "finished",
+        2,
+        0,
+    )

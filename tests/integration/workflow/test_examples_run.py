@@ -1,5 +1,6 @@
-"""Every definition in ``examples/*.json`` publishes and runs to its end on a fresh install,
-with what it names registered by the examples package (``examples/tramita-examples``):
+"""Every definition in ``examples/`` (JSON, or BPMN 2.0 XML) publishes and runs to its end on a
+fresh install, with what it names registered by the examples package
+(``examples/tramita-examples``):
 published with ``tramita workflow publish`` as an operator would, then started and worked to
 completion by people who are members of its queues."""
 
@@ -11,12 +12,13 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
+from core.app import Platform
 from core.clock import FixedClock
 from tests.fakes.boot import booted
 from tests.integration.durable.harness import install_plugin
@@ -45,6 +47,11 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, dict[str, Any]]]] = {
         {"title": "Edital nº 1", "body": "Texto do edital.", "author_email": "autor@example.org"},
         {"review": {"decision_note": "Publicar."}},
     ),
+    "document_notice.bpmn": (
+        "document.notice",
+        {"title": "Aviso nº 1", "body": "Texto do aviso.", "author_email": "autor@example.org"},
+        {"review": {"decision_note": "Publicar."}},
+    ),
     "parallel_review.json": (
         "contract.review",
         {"supplier_id": "S-1", "amount": 5_000},
@@ -53,8 +60,17 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, dict[str, Any]]]] = {
 }
 
 
+DEFINITION_SUFFIXES = (".json", ".bpmn", ".xml")
+
+
 def test_every_example_file_has_a_case() -> None:
-    assert sorted(p.name for p in EXAMPLES.glob("*.json")) == sorted(CASES)
+    """Walks the whole folder: a definition added anywhere in ``examples/`` needs a case here."""
+    found = [
+        str(p.relative_to(EXAMPLES))
+        for p in EXAMPLES.rglob("*")
+        if p.suffix in DEFINITION_SUFFIXES and not any(".egg-info" in part for part in p.parts)
+    ]
+    assert sorted(found) == sorted(CASES)
 
 
 @pytest.fixture
@@ -90,11 +106,10 @@ async def test_an_example_publishes_and_runs_to_its_end(
     assert json.loads(published.stdout)["key"] == key
     async with booted(database_url, clock) as service:
         people = []
-        await service.platform.directory.ensure_profile("staff", "Staff", ["workflow.tasks"])
+        directory = cast(Platform, service.platform).directory
+        await directory.ensure_profile("staff", "Staff", ["workflow.tasks"])
         for name in ("ana", "bruno"):
-            user = await service.platform.directory.create_user(
-                name, display_name=name, profile="staff"
-            )
+            user = await directory.create_user(name, display_name=name, profile="staff")
             people.append(Actor(id=user.id))
             for queue in service.platform.registrations.queues:
                 await service.catalog.add_member(queue, user.id, actor=Actor.system("test"))

@@ -1,0 +1,86 @@
+"""``/api/v1/dashboard/workload``: the deadlines dashboard's numbers for scripts and panels.
+
+The same reads and the same scope as ``/cms/workflow/dashboard``: ``workflow.admin`` counts
+every queue (or one unit's with ``unit=``), a holder of ``workflow.supervise`` who supervises
+units counts only their units' queues; a unit outside one's view answers 404 like one that does
+not exist, and someone who oversees nothing gets 403.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, get
+from litestar.connection import ASGIConnection
+from litestar.params import FromQuery, QueryParameter
+
+from contracts.errors import Forbidden, ServiceUnavailable
+from core.auth import actor_of
+from core.localtime import zone
+from services.workflow.api.deadlines import DEADLINES_KEY
+from services.workflow.api.deps import platform_of
+from services.workflow.api.human_deps import scope_of
+from services.workflow.api.operation_runs import requires_any
+from services.workflow.runtime.dashboard import DashboardReads, GroupBy, WorkloadRow, window_at
+from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION
+from services.workflow.runtime.units import SUPERVISE_PERMISSION
+
+DASHBOARD_KEY = "workflow.dashboard"
+
+
+def dashboard_of(connection: ASGIConnection[Any, Any, Any, Any]) -> DashboardReads:
+    reads: DashboardReads | None = platform_of(connection).extras.get(DASHBOARD_KEY)
+    if reads is None:
+        raise ServiceUnavailable("the dashboard reads are not wired", port=DASHBOARD_KEY)
+    return reads
+
+
+class WorkloadView(msgspec.Struct, frozen=True, kw_only=True):
+    """Rows ordered by key; ``queues`` lists the queues counted (``null``: every queue)."""
+
+    by: str
+    unit: str | None
+    queues: list[str] | None
+    measured_at: datetime
+    week_end: datetime
+    rows: list[WorkloadRow]
+
+
+class DashboardController(Controller):
+    path = "/api/v1/dashboard"
+    tags = ["tasks"]
+    security = [{"bearer": []}]
+    guards = [requires_any(SUPERVISOR_PERMISSION, SUPERVISE_PERMISSION)]
+
+    @get("/workload")
+    async def workload(
+        self,
+        request: Request[Any, Any, Any],
+        by: FromQuery[GroupBy] = "queue",
+        unit: Annotated[str | None, QueryParameter(max_length=100, pattern=r"^[^\x00]*$")] = None,
+    ) -> WorkloadView:
+        """Open tasks, due this week, overdue, answered in 90 days and the median time to
+        answer, per queue or per definition, within the caller's view."""
+        oversees = await scope_of(request, actor_of(request).id)
+        if not oversees.supervisor:
+            raise Forbidden("the user supervises no unit", code="not_a_supervisor")
+        in_view = oversees.queues(unit)
+        platform = platform_of(request)
+        deadlines = platform.extras.get(DEADLINES_KEY)
+        tz = (
+            deadlines.legal.calendar.tz
+            if deadlines is not None
+            else zone(platform.settings.timezone)
+        )
+        window = window_at(platform.clock.now(), tz)
+        rows = await dashboard_of(request).workload(by, window, in_view)
+        return WorkloadView(
+            by=by,
+            unit=unit,
+            queues=None if in_view is None else sorted(in_view),
+            measured_at=window.now,
+            week_end=window.week_end,
+            rows=rows,
+        )
