@@ -14,10 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import msgspec
 import structlog
 
+from contracts.errors import ConfigurationError
 from contracts.kernel import Actor
 from contracts.platform import PlatformContext
 from core.documents.storage import FilesystemBlobStore
@@ -146,6 +148,14 @@ class WorkflowService:
         await self.delivery.stop()
 
 
+def jurisdiction_zone(name: str) -> ZoneInfo:
+    """``settings.timezone`` (``TRAMITA_TIMEZONE``) as a zone; an unknown name stops the boot."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigurationError("TRAMITA_TIMEZONE is not a known time zone.") from exc
+
+
 def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> WorkflowService:
     config = config or load_config()
     clock, ids = platform.clock, platform.ids
@@ -171,6 +181,7 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         compiler=compiler,
         applier=engine_applier,
         tenant=platform.settings.tenant,
+        zone=jurisdiction_zone(platform.settings.timezone),
     )
     engine.max_context_bytes = config.max_context_bytes
     if platform.database.dialect.name == "postgresql":
