@@ -172,7 +172,13 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         assert isinstance(unit, SqlUnitOfWork)
         return SqlDeadlineRepo(unit.conn)
 
-    legal = LegalTime(calendar, legal_rules.rules, legal_rules.receipt, deadline_store)
+    legal = LegalTime(
+        calendar,
+        legal_rules.rules,
+        legal_rules.receipt,
+        deadline_store,
+        calendar_key=config.calendar,
+    )
     engine_applier = Applier(ids, calendar, legal)
     engine = Engine(
         uow_factory=uow,

@@ -206,6 +206,7 @@ class Applier:
                         effect.rule,
                         effect.starts_at,
                         extension=effect.extension,
+                        filed_at=record.started_at,
                     )
                     due_at = legal.due_at
                     await uow.audit(
@@ -518,6 +519,7 @@ class Applier:
                     timer.deadline.rule,
                     now,
                     extension=timer.deadline.extension,
+                    filed_at=record.started_at,
                 )
                 dues.append(legal.due_at)
             elif timer.business_days is not None:
