@@ -113,3 +113,20 @@ async def test_the_public_json_timeline_explains_the_deadline_for_the_citizen(
     ]
     assert "Lei 12.527" not in response.text
     assert "legal_basis" not in str(first)
+
+
+async def test_the_page_extends_a_legal_deadline_once_and_says_why_it_refuses_more(
+    api: Api,
+) -> None:
+    from tests.e2e.api.test_operator_pages import _as, _post
+
+    instance_id = await _request(api)
+    headers = await _as(api)
+    url = f"/cms/workflow/instances/{instance_id}/deadlines/prazo/extend"
+    done = await _post(api, url, headers, reason="Consolidação de dados")
+    assert done.status_code == 303, done.text
+    (view,) = await api.service.deadlines.show(instance_id, "prazo")
+    assert (view.extensions_used, view.due_at is not None) == (1, True)
+    again = await _post(api, url, headers, reason="Outra vez")
+    assert again.status_code == 422
+    assert "Este prazo legal já foi prorrogado tanto quanto a sua regra permite." in again.text
