@@ -12,7 +12,7 @@ from datetime import date, datetime
 from core.app import Platform
 from core.clock import FixedClock
 from modules.esic.demo import ensure_staff
-from modules.esic.domain import ManifestationKind
+from modules.esic.domain import CaseStatus, ManifestationKind
 from modules.esic.records import Cases, Requests
 from services.workflow.bootstrap import WorkflowService
 from tests.modules.with_engine.test_esic_legal_deadlines import BRT, fires_on, last_second
@@ -64,3 +64,5 @@ async def test_an_ombudsman_case_is_received_on_its_filing_day_though_its_task_o
     assert counted.due_on == date(2026, 4, 6)
     (task,) = await service.engine.tasks(case.instance_id)
     assert task.due_at == last_second(2026, 4, 6)
+    await fires_on(service, clock, last_second(2026, 4, 6))  # not the day before, then it fires
+    assert (await Cases(booted).get(case.id)).status == CaseStatus.EXPIRED
