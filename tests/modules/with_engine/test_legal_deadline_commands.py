@@ -22,6 +22,7 @@ from modules.esic.domain import CaseStatus, ManifestationKind, RequestStatus
 from modules.esic.records import Cases, Record
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.calendar import CalendarEdit, DatedHoliday, ExtensionRefused
+from tests.modules.with_engine.conftest import Inbox
 from tests.modules.with_engine.test_esic_flow import received, status, work
 from tests.modules.with_engine.test_esic_legal_deadlines import BRT, fires_on, last_second
 
@@ -80,7 +81,7 @@ async def test_a_second_esic_extension_is_refused_in_one_portuguese_line(
 
 
 async def test_the_flows_extension_after_a_granted_extension_keeps_the_deadline_in_force(
-    booted: Platform, service: WorkflowService
+    booted: Platform, service: WorkflowService, inbox: Inbox
 ) -> None:
     rec = await received(booted, service)
     assert rec.instance_id is not None
@@ -89,6 +90,9 @@ async def test_the_flows_extension_after_a_granted_extension_keeps_the_deadline_
         service, rec, "analysis_saude", ANALYST, outcome="extend", data={"extension_reason": "x"}
     )
     assert await ready_task_due(service, rec) == ("extended_saude", last_second(2026, 4, 2))
+    payload = inbox.messages[-1].get_payload(decode=True)
+    assert isinstance(payload, bytes)
+    assert "Prazo para resposta, já prorrogado: 02/04/2026." in payload.decode("utf-8")
     with pytest.raises(ExtensionRefused):
         await service.deadlines.extend(rec.instance_id, "deadline", "Mais", CLERK)
 
