@@ -23,6 +23,7 @@ from contracts.errors import ConfigurationError
 from contracts.kernel import Actor
 from contracts.platform import PlatformContext
 from core.documents.storage import FilesystemBlobStore
+from core.i18n import N_
 from services.workflow.calendar import Calendar, CalendarSpec, seal_spec
 from services.workflow.config import WorkflowConfig, load_config
 from services.workflow.definition import KnownNames
@@ -153,7 +154,7 @@ def jurisdiction_zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ConfigurationError("TRAMITA_TIMEZONE is not a known time zone.") from exc
+        raise ConfigurationError(N_("TRAMITA_TIMEZONE is not a known time zone.")) from exc
 
 
 def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> WorkflowService:
