@@ -78,11 +78,14 @@ class Letters:
             notice = await deadlines.upcoming(
                 step.instance_id, rule, at=self._p.clock.now(), extension=True
             )
-            lines = [
-                f"Prorrogação de {_days(notice)}, contados do prazo em vigor"
-                + (f" ({date_text(notice.extends)})." if notice.extends else "."),
-                f"Novo prazo para resposta: {date_text(notice.due_on)}.",
-            ]
+            if notice.days == 0:  # already granted (``tramita deadline extend``): kept in force
+                lines = [f"Prazo para resposta, já prorrogado: {date_text(notice.due_on)}."]
+            else:
+                lines = [
+                    f"Prorrogação de {_days(notice)}, contados do prazo em vigor"
+                    + (f" ({date_text(notice.extends)})." if notice.extends else "."),
+                    f"Novo prazo para resposta: {date_text(notice.due_on)}.",
+                ]
             reason = step.data.get("extension_reason")
             if isinstance(reason, str) and reason.strip():
                 lines.append(f"Justificativa: {reason.strip()}")

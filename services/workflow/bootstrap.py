@@ -14,13 +14,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import msgspec
 import structlog
 
+from contracts.errors import ConfigurationError
 from contracts.kernel import Actor
 from contracts.platform import PlatformContext
 from core.documents.storage import FilesystemBlobStore
+from core.i18n import N_
 from services.workflow.calendar import Calendar, CalendarSpec, seal_spec
 from services.workflow.config import WorkflowConfig, load_config
 from services.workflow.definition import KnownNames
@@ -146,6 +149,14 @@ class WorkflowService:
         await self.delivery.stop()
 
 
+def jurisdiction_zone(name: str) -> ZoneInfo:
+    """``settings.timezone`` (``TRAMITA_TIMEZONE``) as a zone; an unknown name stops the boot."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigurationError(N_("TRAMITA_TIMEZONE is not a known time zone.")) from exc
+
+
 def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> WorkflowService:
     config = config or load_config()
     clock, ids = platform.clock, platform.ids
@@ -162,7 +173,13 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         assert isinstance(unit, SqlUnitOfWork)
         return SqlDeadlineRepo(unit.conn)
 
-    legal = LegalTime(calendar, legal_rules.rules, legal_rules.receipt, deadline_store)
+    legal = LegalTime(
+        calendar,
+        legal_rules.rules,
+        legal_rules.receipt,
+        deadline_store,
+        calendar_key=config.calendar,
+    )
     engine_applier = Applier(ids, calendar, legal)
     engine = Engine(
         uow_factory=uow,
@@ -171,6 +188,7 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         compiler=compiler,
         applier=engine_applier,
         tenant=platform.settings.tenant,
+        zone=jurisdiction_zone(platform.settings.timezone),
     )
     engine.max_context_bytes = config.max_context_bytes
     if platform.database.dialect.name == "postgresql":

@@ -220,7 +220,8 @@ def explain_cmd(ref: str, as_json: bool) -> None:
     async def _go(service: WorkflowService) -> list[CountedDeadline]:
         return await service.deadlines.counted(await instance_id(service, ref))
 
-    counted = _with_service(_go)
+    # A justification stays in the audit trail and the pages, never in the CLI's output.
+    counted = [msgspec.structs.replace(c, justification=None) for c in _with_service(_go)]
     if as_json:
         click.echo(msgspec.json.encode(counted).decode())
         return

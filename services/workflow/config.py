@@ -42,6 +42,9 @@ class WorkflowConfig(msgspec.Struct, frozen=True, kw_only=True):
     redis_prefix: str = "tramita"
     legal_rules: str = ""
     """Path of the city's TOML file of deadline rule overrides and receipt rule (optional)."""
+    calendar: str = "br-national"
+    """Key of the stored calendar legal deadlines count on (``tramita calendar import`` a
+    city's own; until it is stored, the national calendar)."""
     max_context_bytes: int = 1024 * 1024
     """A start's context, encoded as JSON, may hold this many bytes (413 past it)."""
     documents_dir: str = "var/documents"

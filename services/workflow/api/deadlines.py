@@ -1,14 +1,17 @@
 """Legal deadlines over HTTP: preview a rule without a case, an instance's counted ones, and
-the suspension (sobrestamento) and resumption of a tracked deadline.
+the extension (prorrogação), suspension (sobrestamento) and resumption of a tracked deadline.
 
 Instants are RFC 3339 with the jurisdiction's offset; ``due_on`` is the local due date and
-``explanation`` says, in pt-BR, what moved it.
+``explanation`` says, in pt-BR, what moved it. The deadline in force of each timer also
+carries its state now (``tracked``) and what changed it since it was counted (``changes``:
+extensions with their justification, suspensions with their legal basis, resumptions — never
+a suspension's internal reason).
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 import msgspec
@@ -21,6 +24,7 @@ from contracts.errors import BadRequest, ServiceUnavailable
 from core.auth import actor_of, requires
 from core.localtime import local_date, to_local
 from services.workflow.api.deps import engine_of, platform_of
+from services.workflow.calendar import Extension, Suspension
 from services.workflow.runtime.deadline_ports import DeadlineView
 from services.workflow.runtime.deadlines import DeadlineService
 from services.workflow.runtime.legal_time import CountedDeadline, DeadlinePreview
@@ -54,6 +58,64 @@ class DeadlineState(msgspec.Struct, frozen=True, kw_only=True):
     overdue: bool
     legal_basis: str | None
     """The legal basis of the suspension in force (``None`` while running)."""
+
+
+class ExtendBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    justification: Reason
+    """Why the deadline is extended; the requester is told it (LAI, art. 11, § 2º)."""
+
+
+class DeadlineChange(msgspec.Struct, frozen=True, kw_only=True):
+    """One change to the deadline in force, at ``at`` (RFC 3339, local offset)."""
+
+    kind: Literal["extended", "suspended", "resumed"]
+    at: datetime
+    days: int | None = None
+    """Extension days (``extended``)."""
+    justification: str | None = None
+    legal_basis: str | None = None
+    """The suspension's legal basis (``suspended``)."""
+
+
+class ExplainedDeadline(CountedDeadline, frozen=True, kw_only=True):
+    """A counted deadline; the last one counted for its timer (the one in force) also has its
+    state now and the changes since it was counted."""
+
+    tracked: DeadlineState | None = None
+    changes: list[DeadlineChange] = []
+
+
+def _changes(view: DeadlineView, zone_name: str) -> list[DeadlineChange]:
+    out: list[DeadlineChange] = []
+    for event in view.events:
+        at = to_local(event.at, zone_name)
+        if isinstance(event, Extension):
+            out.append(
+                DeadlineChange(
+                    kind="extended", at=at, days=event.days, justification=event.justification
+                )
+            )
+        elif isinstance(event, Suspension):
+            out.append(DeadlineChange(kind="suspended", at=at, legal_basis=event.legal_basis))
+        else:
+            out.append(DeadlineChange(kind="resumed", at=at))
+    return out
+
+
+def explained(
+    counted: list[CountedDeadline], tracked: list[DeadlineView], zone_name: str
+) -> list[ExplainedDeadline]:
+    by_name = {view.name: view for view in tracked}
+    last_of = {c.timer: n for n, c in enumerate(counted)}
+    out = []
+    for n, c in enumerate(counted):
+        fields = msgspec.structs.asdict(c)
+        view = by_name.get(c.timer) if last_of[c.timer] == n else None
+        if view is not None:
+            fields["tracked"] = deadline_state(view, zone_name)
+            fields["changes"] = _changes(view, zone_name)
+        out.append(ExplainedDeadline(**fields))
+    return out
 
 
 def deadline_state(view: DeadlineView, zone_name: str) -> DeadlineState:
@@ -113,10 +175,30 @@ class InstanceDeadlineController(Controller):
     @get("/", guards=[requires("workflow.read")])
     async def counted(
         self, request: Request[Any, Any, Any], instance_id: FromPath[UUID]
-    ) -> list[CountedDeadline]:
-        """Every legal deadline counted for the instance's timers, oldest first."""
+    ) -> list[ExplainedDeadline]:
+        """Every legal deadline counted for the instance's timers, oldest first, explained;
+        the one in force of each timer with its state and changes since."""
         await engine_of(request).status(str(instance_id))
-        return await deadlines_of(request).counted(str(instance_id))
+        service = deadlines_of(request)
+        counted = await service.counted(str(instance_id))
+        tracked = await service.show(str(instance_id)) if counted else []
+        return explained(counted, tracked, _zone(request))
+
+    @post("/{name:str}/extend", guards=[requires("workflow.operate")], status_code=200)
+    async def extend(
+        self,
+        request: Request[Any, Any, Any],
+        instance_id: FromPath[UUID],
+        name: Annotated[str, Parameter(pattern=DEADLINE_NAME)],
+        data: JSONBody[ExtendBody],
+    ) -> DeadlineState:
+        """Prorrogação: a legal deadline's extension as its rule allows (e-SIC: once, 10 days
+        from the deadline in force; Ouvidoria: once, 30), with its justification; beyond the
+        rule 422 (``deadline-extension-refused``)."""
+        view = await deadlines_of(request).extend(
+            str(instance_id), name, data.justification, actor_of(request)
+        )
+        return deadline_state(view, _zone(request))
 
     @post("/{name:str}/suspend", guards=[requires("workflow.operate")], status_code=200)
     async def suspend(

@@ -178,6 +178,24 @@ def count_extension(rule: LegalRule, calendar: Calendar, in_force: date) -> Lega
     )
 
 
+def keep_in_force(rule: LegalRule, calendar: Calendar, in_force: date) -> LegalDue:
+    """An extension that adds nothing: the rule's extensions were already granted, so the
+    deadline in force (``in_force``, its due day) stays (``days == 0``)."""
+    return LegalDue(
+        rule=rule.key,
+        counting=rule.counting,
+        days=0,
+        start_on=in_force,
+        nominal_end=in_force,
+        due_on=in_force,
+        due_at=calendar.end_of_day(in_force),
+        moved=(),
+        calendar_key=calendar.key,
+        calendar_version=calendar.version,
+        extends=in_force,
+    )
+
+
 def local_date_text(day: date) -> str:
     """A date as a Brazilian reader writes it: 21/12/2026."""
     return day.strftime("%d/%m/%Y")
@@ -202,7 +220,12 @@ def explain(due: LegalDue, rule: LegalRule) -> list[str]:
             )
         else:
             lines.append(f"Recebido em {local_date_text(due.receipt.received_on)}.")
-    if due.extends is not None:
+    if due.extends is not None and due.days == 0:
+        lines.append(
+            "Prorrogação já concedida: mantém-se o prazo em vigor "
+            f"({local_date_text(due.extends)})."
+        )
+    elif due.extends is not None:
         lines.append(
             f"Prorrogação de {due.days} {unit} contados do prazo em vigor "
             f"({local_date_text(due.extends)})."

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from litestar import Request, Response, Router, get
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.params import FromPath
@@ -19,7 +20,12 @@ from services.workflow.api.ports import InstanceQuery
 from services.workflow.page_headers import SECURITY_HEADERS
 from services.workflow.public.explain import render_deadlines
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
-from services.workflow.public.timeline import PublicTimeline, build_timeline, render_html
+from services.workflow.public.timeline import (
+    PublicDeadline,
+    PublicTimeline,
+    build_timeline,
+    render_html,
+)
 
 DEFAULT_RATE = 60
 """Requests per minute per client address on ``/public``."""
@@ -41,8 +47,15 @@ async def _timeline(request: Request[Any, Any, Any], token: str) -> PublicTimeli
 
 @get("/timeline/{token:str}/json")
 async def timeline_json(request: Request[Any, Any, Any], token: FromPath[str]) -> PublicTimeline:
-    """The timeline as JSON, for portals."""
-    return await _timeline(request, token)
+    """The timeline as JSON, for portals, with each legal deadline explained (the citizen's
+    version: no internal reason, no legal-basis wording; extension justifications kept)."""
+    from services.workflow.ui.deadline_view import deadline_stories  # ui imports this module
+
+    timeline = await _timeline(request, token)
+    found = await reads_of(request).search(InstanceQuery(protocol=timeline.protocol, limit=1))
+    told = await deadline_stories(request, found[0].id, public=True) if found else []
+    deadlines = msgspec.convert(msgspec.to_builtins(told), list[PublicDeadline])
+    return msgspec.structs.replace(timeline, deadlines=deadlines)
 
 
 @get("/timeline/{token:str}", media_type="text/html")

@@ -9,7 +9,7 @@ does not carry them beyond the node ids used to look the labels up.
 from __future__ import annotations
 
 import html
-from datetime import datetime
+from datetime import date, datetime
 
 import msgspec
 
@@ -33,6 +33,57 @@ class PublicSuspension(msgspec.Struct, frozen=True, kw_only=True):
     legal_basis: str | None
 
 
+class PublicClosedDay(msgspec.Struct, frozen=True, kw_only=True):
+    """A day without office hours that moved the deadline: a weekend and/or holidays (pt-BR)."""
+
+    day: date
+    weekend: bool
+    holidays: list[str]
+
+
+class PublicExtension(msgspec.Struct, frozen=True, kw_only=True):
+    """An extension: its days, the local day it was decided and its justification (the
+    requester is told it: Lei 12.527/2011, art. 11, § 2º)."""
+
+    days: int
+    on: date
+    justification: str | None
+
+
+class PublicPause(msgspec.Struct, frozen=True, kw_only=True):
+    """A suspension: from ``since`` to ``until`` (``None`` while suspended), ``days`` paid back.
+    Its internal reason never leaves the service (the legal basis is in ``steps``)."""
+
+    since: date
+    until: date | None
+    days: int | None
+
+
+class PublicDeadline(msgspec.Struct, frozen=True, kw_only=True):
+    """A legal deadline as the citizen reads it: the filing (RFC 3339 with the local offset),
+    the receipt day, the count (``days``, calendar or ``business`` days, from the day after
+    ``start_on``), its ``nominal_end``, what moved it, and the due day: ``due_on`` (local
+    date) and ``due_at`` (23:59:59 local, RFC 3339). No legal-basis wording, no reasons."""
+
+    rule_name: str
+    days: int
+    business: bool
+    filed_at: datetime | None
+    received_on: date | None
+    receipt_moved: str | None
+    """``after_cutoff``, ``closed_day`` or ``None`` (received the day it was filed)."""
+    start_on: date
+    nominal_end: date
+    rolled: bool
+    due_on: date
+    due_at: datetime
+    moved: list[PublicClosedDay]
+    extends: date | None
+    """For an extension: the due day of the deadline in force it counts from."""
+    extensions: list[PublicExtension]
+    pauses: list[PublicPause]
+
+
 class PublicTimeline(msgspec.Struct, frozen=True, kw_only=True):
     protocol: str
     status: str | None
@@ -43,6 +94,8 @@ class PublicTimeline(msgspec.Struct, frozen=True, kw_only=True):
     steps: list[PublicStep]
     suspended: PublicSuspension | None = None
     """Set while a deadline of the open case is suspended: the citizen sees it as a status."""
+    deadlines: list[PublicDeadline] = []
+    """Each legal deadline explained (the JSON's counterpart of the page's deadline section)."""
 
 
 def public_labels(definition: dict[str, object]) -> dict[str, str]:

@@ -197,7 +197,11 @@ class Applier:
                     )
                 )
             elif isinstance(effect, StartTimer):
-                due_at = self._due(effect) if effect.rule is None else None
+                due_at = None
+                if effect.rule is None:
+                    business = effect.due_at is None and effect.business_days is not None
+                    calendar = await self._legal.current(uow) if business else None
+                    due_at = self._due(effect, calendar)
                 if effect.rule is not None:
                     legal = await self._legal.due(
                         uow,
@@ -206,6 +210,7 @@ class Applier:
                         effect.rule,
                         effect.starts_at,
                         extension=effect.extension,
+                        filed_at=record.started_at,
                     )
                     due_at = legal.due_at
                     await uow.audit(
@@ -328,16 +333,17 @@ class Applier:
             return None
         return await uow.next_timer_due(record.id)
 
-    def _due(self, effect: StartTimer) -> datetime:
+    def _due(self, effect: StartTimer, calendar: Calendar | None = None) -> datetime:
+        """A timer's due instant; ``business_days`` count on ``calendar`` (the jurisdiction's
+        current stored version; the one built at boot where none is given)."""
         if effect.due_at is not None:
             return effect.due_at
         if effect.rule is not None:
             return self._legal.count(effect.rule, effect.starts_at).due_at
         assert effect.business_days is not None
-        start = self._calendar.local_date(effect.starts_at)
-        return self._calendar.end_of_day(
-            self._calendar.add_business_days(start, effect.business_days)
-        )
+        cal = calendar or self._calendar
+        start = cal.local_date(effect.starts_at)
+        return cal.end_of_day(cal.add_business_days(start, effect.business_days))
 
     async def _schedule(
         self,
@@ -518,15 +524,13 @@ class Applier:
                     timer.deadline.rule,
                     now,
                     extension=timer.deadline.extension,
+                    filed_at=record.started_at,
                 )
                 dues.append(legal.due_at)
             elif timer.business_days is not None:
-                start = self._calendar.local_date(now)
-                dues.append(
-                    self._calendar.end_of_day(
-                        self._calendar.add_business_days(start, timer.business_days)
-                    )
-                )
+                cal = await self._legal.current(uow)
+                start = cal.local_date(now)
+                dues.append(cal.end_of_day(cal.add_business_days(start, timer.business_days)))
         return min(dues, default=None)
 
     async def _announce(

@@ -72,6 +72,26 @@ def _audit_after(change: CalendarChange) -> dict[str, Any]:
     return after
 
 
+CalendarCache = dict[tuple[str, int, str], Calendar]
+"""Built calendars by (key, version, checksum): versions are immutable, so a process builds
+each one once."""
+
+
+async def build_calendar(
+    store: DeadlineStore, spec: CalendarSpec, cache: CalendarCache
+) -> Calendar:
+    """A stored version built with the state calendar version it names (cached per version)."""
+    cache_key = (spec.key, spec.version, spec.checksum)
+    if cache_key not in cache:
+        state = None
+        if spec.state is not None:
+            state = await store.calendar(spec.state.key, spec.state.version)
+            if state is None:
+                raise CalendarNotFound(calendar_key=spec.state.key, version=spec.state.version)
+        cache[cache_key] = Calendar.from_spec(spec, state)
+    return cache[cache_key]
+
+
 class CalendarBook:
     """Calendar versions on the store; each change audited in its own unit of work."""
 
@@ -86,7 +106,7 @@ class CalendarBook:
         self._store = store
         self._clock = clock
         # Versions are immutable, so a built calendar can be reused for the process lifetime.
-        self._calendars: dict[tuple[str, int, str], Calendar] = {}
+        self._calendars: CalendarCache = {}
 
     async def publish_calendar(self, spec: CalendarSpec, actor: Actor) -> bool:
         """Store a sealed spec as a new version; False if this exact version is already stored.
@@ -253,15 +273,7 @@ class CalendarBook:
         return rows
 
     async def _build(self, store: DeadlineStore, spec: CalendarSpec) -> Calendar:
-        cache_key = (spec.key, spec.version, spec.checksum)
-        if cache_key not in self._calendars:
-            state = None
-            if spec.state is not None:
-                state = await store.calendar(spec.state.key, spec.state.version)
-                if state is None:
-                    raise CalendarNotFound(calendar_key=spec.state.key, version=spec.state.version)
-            self._calendars[cache_key] = Calendar.from_spec(spec, state)
-        return self._calendars[cache_key]
+        return await build_calendar(store, spec, self._calendars)
 
     async def _latest(self, store: DeadlineStore, key: str) -> Calendar:
         spec = await store.latest_calendar(key)
@@ -274,4 +286,4 @@ class CalendarBook:
         raise NotImplementedError
 
 
-__all__ = ["CalendarBook", "CalendarRevision"]
+__all__ = ["CalendarBook", "CalendarCache", "CalendarRevision", "build_calendar"]

@@ -25,11 +25,14 @@ import structlog
 
 from contracts.errors import InvalidTransition, NotFound
 from contracts.kernel import Actor, AuditEntry, Clock
+from core.i18n import N_
 from services.workflow.calendar import (
     Calendar,
     Deadline,
     DeadlineAudit,
     DeadlineRule,
+    DeadlineStateInvalid,
+    ExtensionRefused,
     extend,
     is_overdue,
     recompute,
@@ -39,6 +42,7 @@ from services.workflow.calendar import (
     start_deadline,
     suspend,
 )
+from services.workflow.calendar.legal import count_extension
 from services.workflow.runtime.applier import state_from_json
 from services.workflow.runtime.calendar_book import CalendarBook, CalendarRevision
 from services.workflow.runtime.deadline_ports import (
@@ -55,6 +59,7 @@ from services.workflow.runtime.legal_time import (
     DeadlinePreview,
     DeadlineRuleNotFound,
     LegalTime,
+    extensions_in_force,
 )
 from services.workflow.runtime.ports import InstanceRecord, TimerRecord, UnitOfWork
 
@@ -133,12 +138,97 @@ class DeadlineService(CalendarBook):
     async def extend(
         self, instance_id: str, name: str, justification: str, actor: Actor
     ) -> DeadlineView:
-        """Prorrogação: the rule's extension days, with a justification (audit reason only)."""
+        """Prorrogação: the rule's extension days, with a justification (audit reason only).
+
+        A legal deadline (counted from a rule a timer names: e-SIC, Ouvidoria) is extended as
+        its rule says: ``extension_days`` counted from the deadline in force (its due day,
+        already rolled forward), at most ``max_extensions`` times in all — the flow's own
+        extension included; beyond that, or on a rule without extension, it is refused."""
+        counted = await self.counted(instance_id)
+        last = next((c for c in reversed(counted) if c.timer == name), None)
+        if last is not None:
+            return await self._extend_legal(
+                instance_id,
+                name,
+                last,
+                extensions_in_force(counted, name, last.rule),
+                justification,
+                actor,
+            )
 
         def step(deadline: Deadline, cal: Calendar, at: datetime) -> tuple[Deadline, DeadlineAudit]:
             return extend(deadline, cal, justification=justification, actor=actor.id, at=at)
 
         return await self._transition(instance_id, name, actor, step)
+
+    async def _extend_legal(
+        self,
+        instance_id: str,
+        name: str,
+        last: CountedDeadline,
+        used: int,
+        justification: str,
+        actor: Actor,
+    ) -> DeadlineView:
+        rule = self.legal.rule(last.rule)
+        text = justification.strip()
+        if rule.max_extensions < 1:
+            raise ExtensionRefused(N_("This legal deadline allows no extension."), rule=rule.key)
+        if used >= rule.max_extensions:
+            raise ExtensionRefused(
+                N_("This legal deadline was already extended as far as its rule allows."),
+                rule=rule.key,
+                max_extensions=rule.max_extensions,
+            )
+        if not text:
+            raise ExtensionRefused(N_("An extension needs a justification."), rule=rule.key)
+        now = self._clock.now()
+        async with self._uow() as uow:
+            store = self._store(uow)
+            record = await self._lock(uow, instance_id, allow_ended=False)
+            row = await store.deadline(instance_id, name)
+            if row is None:
+                raise DeadlineNotFound(instance_id=instance_id, deadline=name)
+            if row.due_at is None:
+                raise DeadlineStateInvalid(
+                    N_("A suspended deadline cannot be extended."), deadline_status=row.status
+                )
+            if now > row.due_at:
+                raise ExtensionRefused(
+                    N_("An extension must be decided before the deadline expires."),
+                    rule=rule.key,
+                )
+            calendar = await self.legal.current(uow)
+            due = count_extension(rule, calendar, calendar.local_date(row.due_at))
+            await uow.audit(
+                self.legal.audit(
+                    instance_id, last.node, name, due, justification=text, decided_at=now
+                )
+            )
+            await uow.audit(
+                AuditEntry(
+                    action="workflow.deadline.extended",
+                    object_type="workflow_instance",
+                    object_id=instance_id,
+                    actor=actor,
+                    before={"deadline": name, "due_at": _iso(row.due_at)},
+                    after={
+                        "deadline": name,
+                        "due_at": _iso(due.due_at),
+                        "rule": rule.key,
+                        "extension_days": rule.extension_days,
+                        "calendar_key": calendar.key,
+                        "calendar_version": calendar.version,
+                    },
+                    reason=text,
+                )
+            )
+            deadline = await self.legal.track(uow, instance_id, name, due, now)
+            assert deadline is not None  # a tracked row exists, so the rule is tracked
+            await self._bind(uow, store, record, name, deadline, now)
+            await uow.commit()
+        view = self._view(instance_id, name, deadline, calendar, now)
+        return msgspec.structs.replace(view, extensions_used=used + 1)
 
     async def suspend(
         self, instance_id: str, name: str, reason: str, actor: Actor, *, legal_basis: str
@@ -179,16 +269,23 @@ class DeadlineService(CalendarBook):
         ]
 
     async def show(self, instance_id: str, name: str | None = None) -> list[DeadlineView]:
-        """The instance's deadlines (or the named one), as stored, with units left now."""
+        """The instance's deadlines (or the named one), as stored, with units left now (a
+        legal deadline's extensions are those counted for it, the flow's included)."""
         now = self._clock.now()
         async with self._uow() as uow:
             store = self._store(uow)
             rows = await store.deadlines(instance_id)
+            counted = await self.legal.counted(uow, instance_id)
             views = []
             for row in rows:
                 if name is None or row.name == name:
                     deadline, calendar = await self._load(store, row)
-                    views.append(self._view(instance_id, row.name, deadline, calendar, now))
+                    view = self._view(instance_id, row.name, deadline, calendar, now)
+                    last = next((c for c in reversed(counted) if c.timer == row.name), None)
+                    if last is not None:
+                        used = extensions_in_force(counted, row.name, last.rule)
+                        view = msgspec.structs.replace(view, extensions_used=used)
+                    views.append(view)
         if name is not None and not views:
             raise DeadlineNotFound(instance_id=instance_id, deadline=name)
         return views
@@ -206,9 +303,10 @@ class DeadlineService(CalendarBook):
         is stored."""
         if rule not in self.legal.rules:
             raise DeadlineRuleNotFound(rule=rule)
-        calendar = None
-        if calendar_key is not None:
-            async with self._uow() as uow:
+        async with self._uow() as uow:
+            if calendar_key is None:
+                calendar = await self.legal.current(uow)
+            else:
                 calendar = await self._latest(self._store(uow), calendar_key)
         dues = self.legal.preview(rule, filed_at, extend=extend, calendar=calendar)
         return [self.legal.view(due) for due in dues]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any
 
 from contracts.errors import InvalidTransition, NotFound, ValidationFailed
@@ -69,6 +69,7 @@ class Engine:
         applier: Applier,
         tenant: str = "default",
         wakeup: Wakeup | None = None,
+        zone: tzinfo,
     ) -> None:
         self._uow: Callable[[], UnitOfWork] = uow_factory
         self.clock = clock
@@ -76,6 +77,8 @@ class Engine:
         self.compiler = compiler
         self._applier = applier
         self._tenant = tenant
+        self._zone = zone
+        """The jurisdiction's time zone (``settings.timezone``): the protocol number's year."""
         self.publisher = Publisher(uow_factory, compiler)
         self._versions: dict[str, VersionRecord] = {}
         self.tick_concurrency = 1
@@ -181,7 +184,8 @@ class Engine:
                 )
             model = self.compiler.for_version(version)
             defn = model.definition
-            number = await uow.next_protocol_number(defn.protocol_prefix, protocol_year(now))
+            year = protocol_year(now, self._zone)
+            number = await uow.next_protocol_number(defn.protocol_prefix, year)
             actor_id = request.actor.id if request.actor.kind == "user" else None
             record = InstanceRecord(
                 id=str(self._ids.new_id()),
@@ -189,7 +193,7 @@ class Engine:
                 version_id=version.id,
                 definition_key=defn.key,
                 definition_version=version.version,
-                protocol=protocol_number(defn.protocol_prefix, now, number),
+                protocol=protocol_number(defn.protocol_prefix, now, number, self._zone),
                 status="created",
                 current_nodes=[],
                 state={},

@@ -17,7 +17,7 @@ import msgspec
 from contracts.errors import ConfigurationError, FieldError, NotFound, ValidationFailed
 from contracts.kernel import Actor, AuditEntry
 from contracts.workflow.legal import LegalRule
-from services.workflow.calendar import Calendar, DeadlineRule, start_deadline
+from services.workflow.calendar import Calendar, Deadline, DeadlineRule, start_deadline
 from services.workflow.calendar.legal import (
     DEFAULT_RECEIPT,
     LegalDue,
@@ -25,8 +25,10 @@ from services.workflow.calendar.legal import (
     count_extension,
     count_legal,
     explain,
+    keep_in_force,
 )
 from services.workflow.calendar.model import Unit
+from services.workflow.runtime.calendar_book import CalendarCache, build_calendar
 from services.workflow.runtime.deadline_ports import DeadlineRow, DeadlineStore
 from services.workflow.runtime.ports import UnitOfWork
 
@@ -62,14 +64,36 @@ class DeadlinePreview(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class CountedDeadline(DeadlinePreview, frozen=True, kw_only=True):
-    """A deadline counted for one of an instance's timers (stored with its audit entry)."""
+    """A deadline counted for one of an instance's timers (stored with its audit entry).
+    An extension granted with ``tramita deadline extend`` (or its API/page) keeps its
+    ``justification`` and when it was decided (``decided_at``): the requester is told both."""
 
     node: str
     timer: str
+    justification: str | None = None
+    decided_at: datetime | None = None
+
+
+def extensions_in_force(counted: list[CountedDeadline], timer_id: str, rule: str) -> int:
+    """Extensions counted for the deadline in force of ``timer_id`` (since its last
+    non-extension count: a later task with the same timer id starts a new deadline)."""
+    used = 0
+    for entry in counted:
+        if entry.timer != timer_id:
+            continue
+        used = used + 1 if entry.extends is not None and entry.rule == rule else 0
+    return used
 
 
 class LegalTime:
-    """The rules in force, the calendar and the receipt rule of the jurisdiction."""
+    """The rules in force, the calendar and the receipt rule of the jurisdiction.
+
+    The calendar a deadline is counted on is the latest stored version of the jurisdiction's
+    calendar (``calendar_key``, ``TRAMITA_WF_CALENDAR``), read in the counting transaction and
+    built once per version: a city's change (``DeadlineService.change_calendar``) is counted
+    from the next deadline on, and the version used is recorded with it. ``calendar`` is the
+    calendar built at boot, used until that key is stored, and then the latest version seen
+    (what pages render closed days with)."""
 
     def __init__(
         self,
@@ -77,11 +101,29 @@ class LegalTime:
         rules: Mapping[str, LegalRule],
         receipt: ReceiptRule = DEFAULT_RECEIPT,
         store: Callable[[UnitOfWork], DeadlineStore] | None = None,
+        *,
+        calendar_key: str | None = None,
     ) -> None:
         self.calendar = calendar
+        self.calendar_key = calendar_key or calendar.key
         self.rules = rules
         self.receipt = receipt
         self._store = store
+        self._calendars: CalendarCache = {}
+
+    async def current(self, uow: UnitOfWork) -> Calendar:
+        """The latest stored version of the jurisdiction's calendar (the boot calendar while
+        it is not stored)."""
+        if self._store is None:
+            return self.calendar
+        store = self._store(uow)
+        spec = await store.latest_calendar(self.calendar_key)
+        if spec is None:
+            return self.calendar
+        calendar = await build_calendar(store, spec, self._calendars)
+        if calendar.key != self.calendar.key or calendar.version > self.calendar.version:
+            self.calendar = calendar
+        return calendar
 
     def rule(self, key: str) -> LegalRule:
         rule = self.rules.get(key)
@@ -125,38 +167,87 @@ class LegalTime:
         started_at: datetime,
         *,
         extension: bool,
+        filed_at: datetime | None = None,
     ) -> LegalDue:
-        """The timer's deadline; an extension counts from the latest due date of the instance's
-        timers with the same id (the deadline in force), or from the start if there is none."""
+        """The timer's deadline on the current calendar; an extension counts from the latest
+        due date of the instance's timers with the same id (the deadline in force), or from the
+        start if there is none. When that deadline was already extended as far as the rule
+        allows (``tramita deadline extend`` before the flow's extension), the deadline in force
+        is kept.
+
+        ``filed_at`` is the instance's filing (its start): the receipt rule applies to it, not
+        to the moment the timer starts, so a request whose task opens after 19:00 because a
+        step before it ran late is still received the day it was filed. It applies to the
+        instance's first receipt-counted rule; a later one (an appeal, a reclamação) is filed
+        by the event that opens its task, so it is received from ``started_at``."""
+        calendar = await self.current(uow)
+        rule = self.rule(key)
         if not extension:
-            return self.count(key, started_at)
+            start = await self._filed(uow, instance_id, rule, started_at, filed_at)
+            return count_legal(rule, calendar, start, receipt=self.receipt)
         previous = [t.due_at for t in await uow.timers(instance_id) if t.timer_id == timer_id]
         if not previous:
-            return self.count(key, started_at)
-        in_force = self.calendar.local_date(max(previous))
-        return count_extension(self.rule(key), self.calendar, in_force)
+            return count_legal(rule, calendar, started_at, receipt=self.receipt)
+        in_force = calendar.local_date(max(previous))
+        if self._store is not None:
+            counted = await self.counted(uow, instance_id)
+            if extensions_in_force(counted, timer_id, key) >= rule.max_extensions:
+                return keep_in_force(rule, calendar, in_force)
+        return count_extension(rule, calendar, in_force)
+
+    async def counted(self, uow: UnitOfWork, instance_id: str) -> list[CountedDeadline]:
+        """The deadlines counted for the instance so far, in order (their audit entries)."""
+        if self._store is None:
+            return []
+        rows = await self._store(uow).counted(instance_id)
+        return [msgspec.convert(row, CountedDeadline) for row in rows]
+
+    async def _filed(
+        self,
+        uow: UnitOfWork,
+        instance_id: str,
+        rule: LegalRule,
+        started_at: datetime,
+        filed_at: datetime | None,
+    ) -> datetime:
+        if rule.counts_from != "receipt" or filed_at is None:
+            return started_at
+        for entry in await self.counted(uow, instance_id):
+            if entry.received_at is not None and entry.rule != rule.key:
+                return started_at  # a later filing: received when its task opens
+        return filed_at
 
     async def track(
         self, uow: UnitOfWork, instance_id: str, timer_id: str, due: LegalDue, now: datetime
-    ) -> None:
+    ) -> Deadline | None:
         """Keep the counted deadline as a ``workflow_deadlines`` row named like its timer, so
         ``tramita deadline suspend|resume|extend|show`` and calendar recomputation act on it
         (a later timer of the same name takes the row over). Rules without roll-forward, or a
-        calendar version not stored, are not tracked: the deadline package always rolls."""
-        if self._store is None or not self.rule(due.rule).roll_forward:
-            return
+        calendar version not stored, are not tracked: the deadline package always rolls. A
+        deadline kept in force (no days added) leaves the row as it is."""
+        legal = self.rule(due.rule)
+        if self._store is None or not legal.roll_forward or due.days == 0:
+            return None
         store = self._store(uow)
-        if await store.calendar(self.calendar.key, self.calendar.version) is None:
-            return
+        calendar = await self.current(uow)
+        if (calendar.key, calendar.version) != (due.calendar_key, due.calendar_version):
+            return None
+        if await store.calendar(calendar.key, calendar.version) is None:
+            return None
         unit: Unit = "business_days" if due.counting == "business" else "calendar_days"
-        rule = DeadlineRule(unit=unit, days=due.days)
+        rule = DeadlineRule(
+            unit=unit,
+            days=due.days,
+            max_extensions=legal.max_extensions,
+            extension_days=legal.extension_days,
+        )
         if due.receipt is not None:
             start = due.receipt.received_at
         elif due.extends is not None:
-            start = self.calendar.end_of_day(due.extends)
+            start = calendar.end_of_day(due.extends)
         else:
-            start = datetime.combine(due.start_on, time(12, 0), tzinfo=self.calendar.tz)
-        deadline = start_deadline(rule, self.calendar, start)
+            start = datetime.combine(due.start_on, time(12, 0), tzinfo=calendar.tz)
+        deadline = start_deadline(rule, calendar, start)
         row = DeadlineRow(
             instance_id=instance_id,
             name=timer_id,
@@ -174,6 +265,7 @@ class LegalTime:
             await store.add_deadline(row)
         else:
             await store.replace_deadline(row)
+        return deadline
 
     def view(self, due: LegalDue) -> DeadlinePreview:
         rule = self.rule(due.rule)
@@ -201,13 +293,26 @@ class LegalTime:
     def explain(self, due: LegalDue) -> list[str]:
         return explain(due, self.rule(due.rule))
 
-    def audit(self, instance_id: str, node_id: str, timer_id: str, due: LegalDue) -> AuditEntry:
-        """What is stored of a counted deadline: both instants, the days, what moved it."""
+    def audit(
+        self,
+        instance_id: str,
+        node_id: str,
+        timer_id: str,
+        due: LegalDue,
+        *,
+        justification: str | None = None,
+        decided_at: datetime | None = None,
+    ) -> AuditEntry:
+        """What is stored of a counted deadline: both instants, the days, what moved it (and,
+        for an extension granted by a person, its justification and when it was decided)."""
         after: dict[str, Any] = {
             "node": node_id,
             "timer": timer_id,
             **msgspec.to_builtins(self.view(due)),
         }
+        if justification is not None:
+            after["justification"] = justification
+            after["decided_at"] = None if decided_at is None else decided_at.isoformat()
         return AuditEntry(
             action=COUNTED_ACTION,
             object_type="workflow_instance",

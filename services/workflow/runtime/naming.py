@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import datetime, timedelta, tzinfo
 
 from services.workflow.definition.model import FailurePolicy
 
-BRAZIL = ZoneInfo("America/Sao_Paulo")
 STEP_TOPIC_PREFIX = "step."
 SUBJECT_TOPIC = "subject.transition"
 OPERATION_TOPIC = "workflow.operation"
@@ -27,14 +25,16 @@ def step_topic(queue: str) -> str:
     return STEP_TOPIC_PREFIX + queue
 
 
-def protocol_number(prefix: str, moment: datetime, number: int) -> str:
-    """``ESIC-2026-000123``: the year is Brasília's, so a case filed at 22h on 31 December
-    belongs to that year."""
-    return f"{prefix}-{moment.astimezone(BRAZIL).year}-{number:06d}"
+def protocol_number(prefix: str, moment: datetime, number: int, zone: tzinfo) -> str:
+    """``ESIC-2026-000123``: the year is the jurisdiction's (``zone``, from
+    ``settings.timezone``), so a case filed at 23:30 on 31 December in Brasília belongs to
+    that year although it is already January in UTC."""
+    return f"{prefix}-{protocol_year(moment, zone)}-{number:06d}"
 
 
-def protocol_year(moment: datetime) -> int:
-    return moment.astimezone(BRAZIL).year
+def protocol_year(moment: datetime, zone: tzinfo) -> int:
+    """The local year of ``moment`` in the jurisdiction's zone (the numbering restarts there)."""
+    return moment.astimezone(zone).year
 
 
 def backoff(policy: FailurePolicy, attempt: int, key: str) -> timedelta:

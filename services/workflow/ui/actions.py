@@ -125,5 +125,10 @@ async def perform(
             status_code=422,
             error=gettext(exc.title),
             reason=typed,
-            details=[_field_text(e) for e in exc.errors],
+            details=[_field_text(e) for e in exc.errors] or _detail(exc),
         )
+
+
+def _detail(exc: ValidationFailed) -> list[str]:
+    """A refusal without field errors says why in its detail (a catalog msgid)."""
+    return [] if exc.detail == exc.title else [gettext(exc.detail)]

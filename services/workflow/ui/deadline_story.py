@@ -130,11 +130,18 @@ def stories(
     """One story per counted deadline, oldest first; a tracked deadline's extensions and
     pauses go with the last deadline counted for the same timer (the one in force)."""
     by_name = {v.name: v for v in tracked}
+    # An extension already granted adds nothing (``days == 0``): the deadline in force is told.
+    counted = [c for c in counted if c.extends is None or c.days > 0]
     last_of: dict[str, int] = {c.timer: n for n, c in enumerate(counted)}
     told = []
     for n, c in enumerate(counted):
         view = by_name.get(c.timer) if last_of[c.timer] == n else None
         extensions, pauses = _events(view, calendar, public)
+        if c.justification is not None:  # granted by a person (``tramita deadline extend``)
+            decided = calendar.local_date(c.decided_at) if c.decided_at else c.extends
+            assert decided is not None  # a justified count is an extension
+            granted = Prorogation(days=c.days, on=decided, justification=c.justification)
+            extensions = (granted, *extensions)
         due_at = view.due_at if view is not None and view.due_at else c.due_at
         told.append(
             DeadlineStory(

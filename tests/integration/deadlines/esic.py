@@ -12,6 +12,7 @@ from core.audit import read_trail
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.calendar import AnnualHoliday, CalendarSpec, seal_spec
+from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 from services.workflow.runtime.ports import TimerRecord
 
 OFFICER = Actor(id="officer-7")
@@ -88,6 +89,7 @@ async def task_due(wf: WorkflowService, instance_id: str) -> datetime | None:
 
 async def trail(wf: WorkflowService, object_type: str, object_id: str) -> list[AuditEntry]:
     async with wf.engine._uow() as uow:
+        assert isinstance(uow, SqlUnitOfWork)
         records = await read_trail(uow.conn, object_type, object_id)
     return [r.entry for r in records]
 

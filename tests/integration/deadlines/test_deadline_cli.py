@@ -88,3 +88,62 @@ def test_the_cli_extends_once_and_reports_the_refusal_of_a_second_extension(
     second = runner.invoke(deadline_group, args)
     assert second.exit_code == 1 and "extensions: " in second.stderr
     assert "consolidation" not in second.output
+
+
+LEGAL: dict[str, object] = {
+    "format": 1,
+    "key": "cli.legal",
+    "name": "Pedido com prazo legal",
+    "protocol_prefix": "LEG",
+    "nodes": [
+        {"id": "receive", "type": "start", "next": "answer"},
+        {
+            "id": "answer",
+            "name": "Answer",
+            "type": "user_task",
+            "queue": "approval",
+            "timers": [{"id": DEADLINE, "deadline": {"rule": "lai.request"}, "next": "late"}],
+            "next": "done",
+        },
+        {"id": "done", "type": "end"},
+        {"id": "late", "type": "end", "result": "expired"},
+    ],
+}
+
+
+def prepare_legal(database_url: str) -> str:
+    """An instance whose task timer counts ``lai.request`` (the e-SIC module's rule) now."""
+
+    async def _go() -> str:
+        clock = FixedClock(datetime.now(UTC))
+        settings = Settings(database_url=database_url)
+        platform = await Platform.boot(
+            settings, clock=clock, ids=SequentialIdGen(clock), upgrade=False
+        )
+        try:
+            service = service_of(platform)
+            await service.engine.publisher.publish(LEGAL, actor=OFFICER)
+            view = await service.engine.start(
+                StartRequest(definition_key="cli.legal", actor=OFFICER)
+            )
+            return view.id
+        finally:
+            await platform.close()
+
+    return asyncio.run(_go())
+
+
+def test_the_cli_extends_an_esic_deadline_once_and_refuses_more_in_one_portuguese_line(
+    cli_env: str,
+) -> None:
+    instance_id = prepare_legal(cli_env)
+    runner = CliRunner()
+    args = ["extend", instance_id, DEADLINE, "--justification", "Consolidação de dados"]
+    first = runner.invoke(deadline_group, args)
+    assert first.exit_code == 0, first.output
+    assert "extensions 1/1" in first.output
+    second = runner.invoke(deadline_group, args)
+    assert second.exit_code == 1
+    assert second.stderr.strip().splitlines() == [
+        "erro: Este prazo legal já foi prorrogado tanto quanto a sua regra permite."
+    ]

@@ -51,7 +51,9 @@ async def test_unanswered_request_expires_at_the_end_of_the_twentieth_day_rolled
     await fires_on(service, clock, last_second(2026, 3, 23))
     assert await status(booted, rec) == RequestStatus.EXPIRED
     assert inbox.subjects()[-1].endswith("Prazo vencido")
-    assert "reclamação" in str(inbox.messages[-1].get_payload(decode=True), "utf-8")
+    payload = inbox.messages[-1].get_payload(decode=True)
+    assert isinstance(payload, bytes)
+    assert "reclamação" in payload.decode("utf-8")
 
 
 async def test_a_complaint_for_the_missing_answer_is_decided_within_five_days(

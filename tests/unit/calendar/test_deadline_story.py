@@ -116,3 +116,34 @@ def test_the_citizens_version_leaves_out_reasons_and_legal_text_but_keeps_justif
     assert [p.until for p in story.pauses] == [None]  # still suspended
     # The requester is told why the deadline was extended (Lei 12.527/2011, art. 11, § 2º).
     assert [e.justification for e in story.extensions] == ["interno"]
+
+
+def test_an_extension_granted_by_a_clerk_tells_its_justification_to_the_citizen(
+    es: Calendar,
+) -> None:
+    first = _counted(es)
+    granted = _counted(
+        es,
+        days=10,
+        filed_at=None,
+        received_at=None,
+        received_on=None,
+        start_on=date(2026, 12, 28),
+        nominal_end=date(2027, 1, 7),
+        due_on=date(2027, 1, 7),
+        due_at=es.end_of_day(date(2027, 1, 7)),
+        moved=[],
+        extends=date(2026, 12, 28),
+        justification="Consolidação de dados",
+        decided_at=datetime(2026, 12, 21, 13, 0, tzinfo=UTC),
+    )
+    kept = _counted(es, days=0, extends=date(2027, 1, 7), due_on=date(2027, 1, 7))
+    told = stories([first, granted, kept], [], es, public=True)
+    assert len(told) == 2
+    (extension,) = told[1].extensions
+    assert (extension.days, extension.on, extension.justification) == (
+        10,
+        date(2026, 12, 21),
+        "Consolidação de dados",
+    )
+    assert told[1].due_on == date(2027, 1, 7)
