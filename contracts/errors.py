@@ -14,12 +14,28 @@ from typing import Any, ClassVar
 import msgspec
 
 
-class FieldError(msgspec.Struct, frozen=True, kw_only=True):
-    """One invalid field or node: where it is and what is wrong, in a plain sentence."""
+class FieldError(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One invalid field or node: where it is and what is wrong, in a plain sentence.
+
+    ``code`` is the stable key a program tests. ``message`` is the sentence in English (the
+    msgid language). When ``template`` is set it is that sentence's catalog msgid, with
+    ``%(name)s`` placeholders filled from ``params`` (identifiers and numbers only): the edge
+    that shows the error (API, CLI, pages) renders it in the reader's language
+    (``core.i18n.localized``), so the pure code that found the problem never needs a locale.
+    """
 
     path: str
     code: str
     message: str
+    template: str = ""
+    params: dict[str, str | int] = msgspec.field(default_factory=dict)
+
+    @classmethod
+    def of(cls, path: str, code: str, template: str, **params: str | int) -> FieldError:
+        """An error whose sentence is ``template % params`` and can be translated later."""
+        return cls(
+            path=path, code=code, message=template % params, template=template, params=params
+        )
 
 
 class TramitaError(Exception):
@@ -55,7 +71,9 @@ class TramitaError(Exception):
         }
         body.update({k: v for k, v in self.fields.items() if k not in body})
         if self.errors:
-            body["errors"] = [msgspec.to_builtins(e) for e in self.errors]
+            body["errors"] = [
+                {"path": e.path, "code": e.code, "message": e.message} for e in self.errors
+            ]
         return body
 
 

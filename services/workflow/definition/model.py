@@ -17,6 +17,7 @@ from msgspec import Meta
 
 from contracts.errors import DefinitionInvalid
 
+from .messages import N_
 from .parse_errors import translate_validation_error
 
 FORMAT: Final = 1
@@ -312,7 +313,7 @@ def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
             raw: Any = msgspec.json.decode(data)
         except msgspec.DecodeError as exc:
             raise DefinitionInvalid(
-                "The definition is not valid JSON",
+                N_("The definition is not valid JSON"),
                 errors=[translate_validation_error(exc, None)],
             ) from None
     else:
@@ -321,7 +322,7 @@ def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
         return msgspec.convert(raw, Definition)
     except msgspec.ValidationError as exc:
         raise DefinitionInvalid(
-            "The definition does not follow the format",
+            N_("The definition does not follow the format"),
             errors=[translate_validation_error(exc, raw)],
         ) from None
 
