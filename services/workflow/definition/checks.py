@@ -481,6 +481,25 @@ def _check_task(
                     key=field,
                     outcome=outcome,
                 )
+    for outcome, name in node.outcome_names.items():
+        if outcome not in (node.outcomes or {}):
+            out.at(
+                i,
+                nid,
+                f"outcome_names.{outcome}",
+                "unknown_outcome",
+                N_("Node `%(node)s` names outcome `%(outcome)s`, which it does not have."),
+                outcome=outcome,
+            )
+        elif not name.strip():
+            out.at(
+                i,
+                nid,
+                f"outcome_names.{outcome}",
+                "missing_name",
+                N_("Node `%(node)s` gives outcome `%(outcome)s` a blank name."),
+                outcome=outcome,
+            )
     humans = {n.id for n in defn.nodes if isinstance(n, HUMAN_TYPES)}
     for k, other in enumerate(node.policy.exclude_completers_of):
         if other not in humans:
