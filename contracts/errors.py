@@ -8,10 +8,30 @@ structured fields (ids, node keys, field paths) — never preformatted text hold
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import msgspec
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def render_message(
+    template: str, params: Mapping[str, str | int], translate: Callable[[str], str] = _same
+) -> str:
+    """``template % params``, both through ``translate`` (a gettext; none: the English msgid).
+
+    A parameter whose name ends in ``_msg`` is itself a msgid (several joined by ``|`` read
+    "a or b"), so a sentence can name a described format or a type in the reader's words.
+    """
+    filled: dict[str, str | int] = {}
+    for key, value in params.items():
+        if key.endswith("_msg") and isinstance(value, str):
+            value = f" {translate('or')} ".join(translate(part) for part in value.split("|"))
+        filled[key] = value
+    return translate(template) % filled
 
 
 class FieldError(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -34,7 +54,11 @@ class FieldError(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     def of(cls, path: str, code: str, template: str, **params: str | int) -> FieldError:
         """An error whose sentence is ``template % params`` and can be translated later."""
         return cls(
-            path=path, code=code, message=template % params, template=template, params=params
+            path=path,
+            code=code,
+            message=render_message(template, params),
+            template=template,
+            params=params,
         )
 
 
