@@ -57,7 +57,7 @@ def literal_text(template: Path) -> list[str]:
     """Words of ``template`` that a person reads and that do not come from the catalog."""
     parser = _Visible()
     parser.feed(JINJA.sub(" ", template.read_text()))
-    words = []
+    words: list[str] = []
     for chunk in parser.found:
         words.extend(w for w in WORD.findall(chunk) if w not in PROPER_NAMES)
     return words
