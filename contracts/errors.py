@@ -8,18 +8,58 @@ structured fields (ids, node keys, field paths) — never preformatted text hold
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import msgspec
 
 
-class FieldError(msgspec.Struct, frozen=True, kw_only=True):
-    """One invalid field or node: where it is and what is wrong, in a plain sentence."""
+def _same(text: str) -> str:
+    return text
+
+
+def render_message(
+    template: str, params: Mapping[str, str | int], translate: Callable[[str], str] = _same
+) -> str:
+    """``template % params``, both through ``translate`` (a gettext; none: the English msgid).
+
+    A parameter whose name ends in ``_msg`` is itself a msgid (several joined by ``|`` read
+    "a or b"), so a sentence can name a described format or a type in the reader's words.
+    """
+    filled: dict[str, str | int] = {}
+    for key, value in params.items():
+        if key.endswith("_msg") and isinstance(value, str):
+            value = f" {translate('or')} ".join(translate(part) for part in value.split("|"))
+        filled[key] = value
+    return translate(template) % filled
+
+
+class FieldError(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One invalid field or node: where it is and what is wrong, in a plain sentence.
+
+    ``code`` is the stable key a program tests. ``message`` is the sentence in English (the
+    msgid language). When ``template`` is set it is that sentence's catalog msgid, with
+    ``%(name)s`` placeholders filled from ``params`` (identifiers and numbers only): the edge
+    that shows the error (API, CLI, pages) renders it in the reader's language
+    (``core.i18n.localized``), so the pure code that found the problem never needs a locale.
+    """
 
     path: str
     code: str
     message: str
+    template: str = ""
+    params: dict[str, str | int] = msgspec.field(default_factory=dict)
+
+    @classmethod
+    def of(cls, path: str, code: str, template: str, **params: str | int) -> FieldError:
+        """An error whose sentence is ``template % params`` and can be translated later."""
+        return cls(
+            path=path,
+            code=code,
+            message=render_message(template, params),
+            template=template,
+            params=params,
+        )
 
 
 class TramitaError(Exception):
@@ -55,7 +95,9 @@ class TramitaError(Exception):
         }
         body.update({k: v for k, v in self.fields.items() if k not in body})
         if self.errors:
-            body["errors"] = [msgspec.to_builtins(e) for e in self.errors]
+            body["errors"] = [
+                {"path": e.path, "code": e.code, "message": e.message} for e in self.errors
+            ]
         return body
 
 

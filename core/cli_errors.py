@@ -21,7 +21,7 @@ import click
 
 from contracts.errors import ConfigurationError, PluginError, TramitaError
 from core.i18n import gettext as _
-from core.i18n import set_locale
+from core.i18n import localized, set_locale
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
@@ -43,7 +43,7 @@ def _from_sqlalchemy(exc: BaseException) -> bool:
 
 def _tramita(exc: TramitaError) -> str:
     line = _(exc.detail)
-    problems = "; ".join(f"{e.path}: {e.message}" for e in exc.errors)
+    problems = "; ".join(f"{e.path}: {e.message}" for e in map(localized, exc.errors))
     return f"{line} ({problems})" if problems else line
 
 

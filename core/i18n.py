@@ -26,6 +26,8 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
 
+from contracts.errors import FieldError, render_message
+
 DEFAULT_LOCALE = "pt_BR"
 SUPPORTED = ("pt_BR", "en")
 """The catalogs Tramita ships; English is the msgid language, so its catalog may stay empty."""
@@ -147,6 +149,28 @@ def gettext(message: str) -> str:
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     return _translations(_current.get()).ngettext(singular, plural, n)
+
+
+OR = N_("or")
+"""Joins alternatives in a field error's ``*_msg`` parameter ("a string or null")."""
+
+
+def localized(error: FieldError) -> FieldError:
+    """``error`` with its ``message`` in the current locale, when it carries a catalog
+    ``template`` (its ``path`` and ``code`` never change); as it is otherwise."""
+    if not error.template:
+        return error
+    try:
+        message = render_message(error.template, error.params, gettext)
+    except (KeyError, TypeError, ValueError):
+        message = error.message
+    return FieldError(
+        path=error.path,
+        code=error.code,
+        message=message,
+        template=error.template,
+        params=error.params,
+    )
 
 
 def html_lang() -> str:

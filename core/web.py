@@ -57,7 +57,14 @@ def tramita_error_handler(request: Request[Any, Any, Any], exc: TramitaError) ->
     headers = problem_headers(exc)
     if isinstance(exc, Unauthenticated):
         headers["WWW-Authenticate"] = challenge(request)
-    return _problem(exc.to_problem(), request, headers)
+    body = exc.to_problem()
+    if exc.errors:
+        # Each field error's sentence in the request's language; its path and code stay.
+        body["errors"] = [
+            {"path": e.path, "code": e.code, "message": e.message}
+            for e in map(i18n.localized, exc.errors)
+        ]
+    return _problem(body, request, headers)
 
 
 def http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:

@@ -64,6 +64,7 @@ PUBLICACAO: dict[str, Any] = {
             "policy": {"exclude_author": True},
             "public": {"label": "Em revisão"},
             "outcomes": {"approve": "approve", "reject": "rejected"},
+            "outcome_names": {"approve": "Enviar para aprovação", "reject": "Rejeitar o ato"},
         },
         {
             "id": "approve",
@@ -75,6 +76,7 @@ PUBLICACAO: dict[str, Any] = {
             "produces": ["approval_note"],
             "policy": {"exclude_author": True, "exclude_completers_of": ["review"]},
             "outcomes": {"approve": "publish", "reject": "rejected"},
+            "outcome_names": {"approve": "Aprovar a publicação", "reject": "Rejeitar o ato"},
         },
         {
             "id": "publish",

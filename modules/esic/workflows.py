@@ -338,6 +338,7 @@ MANIFESTACAO: dict[str, Any] = {
             "priority": {"when": "kind == 'denuncia'", "level": "high"},
             "public": {"label": "Em análise"},
             "outcomes": {"answer": "notify_answered", "extend": "notify_extended"},
+            "outcome_names": {"answer": "Responder", "extend": "Prorrogar o prazo"},
             "outcome_requires": {"answer": ["answer"], "extend": ["extension_reason"]},
         },
         _notify(

@@ -53,6 +53,7 @@ APROVACAO: dict[str, Any] = {
             "produces": ["reject_reason"],
             "policy": {"exclude_author": True},
             "outcomes": {"approve": "scheduled", "reject": "rejected"},
+            "outcome_names": {"approve": "Aprovar a notícia", "reject": "Rejeitar a notícia"},
         },
         {"id": "scheduled", "type": "timer", "until": "publish_at", "next": "publish"},
         {

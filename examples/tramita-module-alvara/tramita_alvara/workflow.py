@@ -105,6 +105,7 @@ LICENCA: dict[str, Any] = {
             "policy": {"exclude_author": True},
             "public": {"label": "Em análise"},
             "outcomes": {"approve": "fee", "reject": "rejected"},
+            "outcome_names": {"approve": "Deferir", "reject": "Indeferir"},
         },
         {
             "id": "fee",

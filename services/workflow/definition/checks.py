@@ -13,6 +13,7 @@ from contracts.errors import FieldError
 
 from .durations import DurationError, parse_duration
 from .graph import Graph, node_edges
+from .messages import N_
 from .model import (
     HUMAN_TYPES,
     INLINE_TYPES,
@@ -48,12 +49,15 @@ class Collector:
         self.graph = graph
         self.errors: list[FieldError] = []
 
-    def at(self, index: int, node_id: str, suffix: str, code: str, message: str) -> None:
+    def at(
+        self, index: int, node_id: str, suffix: str, code: str, template: str, **params: str | int
+    ) -> None:
+        """An error on node ``node_id``; ``template`` (an ``N_`` msgid) may use ``%(node)s``."""
         path = f"nodes[{index}] ({node_id})" + (f".{suffix}" if suffix else "")
-        self.errors.append(FieldError(path=path, code=code, message=message))
+        self.errors.append(FieldError.of(path, code, template, node=node_id, **params))
 
-    def top(self, path: str, code: str, message: str) -> None:
-        self.errors.append(FieldError(path=path, code=code, message=message))
+    def top(self, path: str, code: str, template: str, **params: str | int) -> None:
+        self.errors.append(FieldError.of(path, code, template, **params))
 
 
 MAX_NAME: Final = 200
@@ -72,8 +76,10 @@ def check_names(defn: Definition, out: Collector) -> None:
                 node.id,
                 "name",
                 "missing_name",
-                f"Node `{node.id}` is worked on by a person and needs a `name` they can read "
-                '(such as "Analisar o pedido").',
+                N_(
+                    "Node `%(node)s` is worked on by a person and needs a `name` they can read "
+                    '(such as "Analisar o pedido").'
+                ),
             )
         elif len(name) > MAX_NAME:
             out.at(
@@ -81,7 +87,8 @@ def check_names(defn: Definition, out: Collector) -> None:
                 node.id,
                 "name",
                 "name_too_long",
-                f"The name of node `{node.id}` is longer than {MAX_NAME} characters.",
+                N_("The name of node `%(node)s` is longer than %(max)s characters."),
+                max=MAX_NAME,
             )
 
 
@@ -96,7 +103,9 @@ def check_structure(defn: Definition, out: Collector) -> None:
                 node.id,
                 "id",
                 "duplicate_id",
-                f"The id `{node.id}` is used by more than one node; every node id must be unique.",
+                N_(
+                    "The id `%(node)s` is used by more than one node; every node id must be unique."
+                ),
             )
         seen.add(node.id)
         for edge in node_edges(node):
@@ -106,22 +115,28 @@ def check_structure(defn: Definition, out: Collector) -> None:
                     node.id,
                     edge.label,
                     "unknown_target",
-                    f"Node `{node.id}` points `{edge.label}` to `{edge.target}`, "
-                    "which is not a node of this definition.",
+                    N_(
+                        "Node `%(node)s` points `%(label)s` to `%(target)s`, "
+                        "which is not a node of this definition."
+                    ),
+                    label=edge.label,
+                    target=edge.target,
                 )
     starts = [(i, n) for i, n in enumerate(defn.nodes) if isinstance(n, StartNode)]
     if not starts:
-        out.top("nodes", "no_start", "The definition needs exactly one start node; it has none.")
+        out.top(
+            "nodes", "no_start", N_("The definition needs exactly one start node; it has none.")
+        )
     for i, node in starts[1:]:
         out.at(
             i,
             node.id,
             "",
             "multiple_starts",
-            f"Node `{node.id}` is a second start node; a definition has exactly one start.",
+            N_("Node `%(node)s` is a second start node; a definition has exactly one start."),
         )
     if not any(isinstance(n, EndNode) for n in defn.nodes):
-        out.top("nodes", "no_end", "The definition needs at least one end node; it has none.")
+        out.top("nodes", "no_end", N_("The definition needs at least one end node; it has none."))
     for i, node in starts:
         for edge in out.graph.inc.get(node.id, []):
             out.at(
@@ -129,16 +144,34 @@ def check_structure(defn: Definition, out: Collector) -> None:
                 node.id,
                 "",
                 "start_has_incoming",
-                f"Start node `{node.id}` is the target "
-                f"of `{edge.label}` on `{edge.source}`; nothing may flow into the start.",
+                N_(
+                    "Start node `%(node)s` is the target "
+                    "of `%(label)s` on `%(source)s`; nothing may flow into the start."
+                ),
+                label=edge.label,
+                source=edge.source,
             )
+
+
+_DURATION_PROBLEMS: Final = {
+    "calendar_units": N_(
+        "Node `%(node)s`: the duration %(text)s uses years or months, which have no fixed "
+        "length; use days (P30D) or business_days instead."
+    ),
+    "not_iso": N_(
+        "Node `%(node)s`: %(text)s is not an ISO 8601 duration such as PT48H, P2D or P1DT12H."
+    ),
+    "not_positive": N_("Node `%(node)s`: the duration %(text)s must be longer than zero."),
+    "too_long": N_("Node `%(node)s`: the duration %(text)s is longer than ten years."),
+}
 
 
 def _check_duration(out: Collector, i: int, nid: str, suffix: str, text: str) -> None:
     try:
         parse_duration(text)
     except DurationError as exc:
-        out.at(i, nid, suffix, "invalid_duration", f"Node `{nid}`: {exc}.")
+        template = _DURATION_PROBLEMS.get(exc.reason, exc.template)
+        out.at(i, nid, suffix, "invalid_duration", template, **exc.params)
 
 
 def _check_deadline(
@@ -150,7 +183,8 @@ def _check_deadline(
             nid,
             f"{where}.rule",
             "unknown_deadline_rule",
-            f"Node `{nid}` names the deadline rule `{ref.rule}`, which is not registered.",
+            N_("Node `%(node)s` names the deadline rule `%(rule)s`, which is not registered."),
+            rule=ref.rule,
         )
     elif ref.extension and ref.rule not in known.extendable_rules:
         out.at(
@@ -158,7 +192,8 @@ def _check_deadline(
             nid,
             f"{where}.extension",
             "rule_not_extendable",
-            f"Node `{nid}` extends the deadline rule `{ref.rule}`, which allows no extension.",
+            N_("Node `%(node)s` extends the deadline rule `%(rule)s`, which allows no extension."),
+            rule=ref.rule,
         )
 
 
@@ -166,7 +201,6 @@ def _check_timer(
     out: Collector, i: int, nid: str, k: int, timer: BoundaryTimer, known: KnownNames
 ) -> None:
     where = f"timers[{k}]"
-    name = f"Timer `{timer.id}` on node `{nid}`"
     given = [f for f in ("duration", "business_days", "deadline") if getattr(timer, f)]
     if len(given) != 1:
         out.at(
@@ -174,7 +208,11 @@ def _check_timer(
             nid,
             where,
             "timer_spec",
-            f"{name} needs exactly one of `duration`, `business_days` or `deadline`.",
+            N_(
+                "Timer `%(timer)s` on node `%(node)s` needs exactly one of `duration`, "
+                "`business_days` or `deadline`."
+            ),
+            timer=timer.id,
         )
     elif timer.duration is not None:
         _check_duration(out, i, nid, f"{where}.duration", timer.duration)
@@ -187,8 +225,11 @@ def _check_timer(
                 nid,
                 where,
                 "timer_target",
-                f"{name} is interrupting, so it needs `next` "
-                "(where the token goes) and cannot escalate.",
+                N_(
+                    "Timer `%(timer)s` on node `%(node)s` is interrupting, so it needs `next` "
+                    "(where the token goes) and cannot escalate."
+                ),
+                timer=timer.id,
             )
     elif (timer.next is None) == (timer.escalate_to is None):
         out.at(
@@ -196,8 +237,11 @@ def _check_timer(
             nid,
             where,
             "timer_target",
-            f"{name} is non-interrupting, so it needs exactly "
-            "one of `next` (start a side path) or `escalate_to` (move the task).",
+            N_(
+                "Timer `%(timer)s` on node `%(node)s` is non-interrupting, so it needs exactly "
+                "one of `next` (start a side path) or `escalate_to` (move the task)."
+            ),
+            timer=timer.id,
         )
     if timer.escalate_to is not None and timer.escalate_to not in known.queues:
         out.at(
@@ -205,7 +249,12 @@ def _check_timer(
             nid,
             f"{where}.escalate_to",
             "unknown_queue",
-            f"{name} escalates to queue `{timer.escalate_to}`, which is not registered.",
+            N_(
+                "Timer `%(timer)s` on node `%(node)s` escalates to queue `%(queue)s`, "
+                "which is not registered."
+            ),
+            timer=timer.id,
+            queue=timer.escalate_to,
         )
 
 
@@ -219,8 +268,11 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                 nid,
                 "outcomes",
                 "approval_outcomes",
-                f"Approval `{nid}` needs at least "
-                f"two outcomes (such as approve and reject); it has {len(node.outcomes)}.",
+                N_(
+                    "Approval `%(node)s` needs at least "
+                    "two outcomes (such as approve and reject); it has %(count)s."
+                ),
+                count=len(node.outcomes),
             )
         if isinstance(node, UserTaskNode) and (node.next is None) == (not node.outcomes):
             out.at(
@@ -228,7 +280,7 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                 nid,
                 "",
                 "task_exits",
-                f"User task `{nid}` needs exactly one of `next` or a non-empty `outcomes`.",
+                N_("User task `%(node)s` needs exactly one of `next` or a non-empty `outcomes`."),
             )
         if isinstance(node, ExclusiveNode) and node.default is None:
             out.at(
@@ -236,8 +288,10 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                 nid,
                 "default",
                 "exclusive_default",
-                f"Exclusive gateway `{nid}` needs a "
-                "`default` target, taken when no branch condition is true.",
+                N_(
+                    "Exclusive gateway `%(node)s` needs a "
+                    "`default` target, taken when no branch condition is true."
+                ),
             )
         if isinstance(node, TimerNode):
             fields = ("duration", "business_days", "deadline", "until")
@@ -248,8 +302,10 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                     nid,
                     "",
                     "timer_spec",
-                    f"Timer `{nid}` needs exactly one of `duration`, `business_days`, "
-                    "`deadline` or `until`.",
+                    N_(
+                        "Timer `%(node)s` needs exactly one of `duration`, `business_days`, "
+                        "`deadline` or `until`."
+                    ),
                 )
             elif node.duration is not None:
                 _check_duration(out, i, nid, "duration", node.duration)
@@ -262,8 +318,11 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                     nid,
                     "queue",
                     "unknown_queue",
-                    f"Node `{nid}` assigns its task to "
-                    f"queue `{node.queue}`, which is not registered.",
+                    N_(
+                        "Node `%(node)s` assigns its task to "
+                        "queue `%(queue)s`, which is not registered."
+                    ),
+                    queue=node.queue,
                 )
             ids = Counter(t.id for t in node.timers)
             for k, timer in enumerate(node.timers):
@@ -273,7 +332,8 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                         nid,
                         f"timers[{k}].id",
                         "duplicate_id",
-                        f"Node `{nid}` has two timers with id `{timer.id}`.",
+                        N_("Node `%(node)s` has two timers with id `%(timer)s`."),
+                        timer=timer.id,
                     )
                 _check_timer(out, i, nid, k, timer, known)
             for k, doc_type in enumerate(node.documents):
@@ -283,8 +343,11 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                         nid,
                         f"documents[{k}]",
                         "unknown_document_type",
-                        f"Node `{nid}` requires document type `{doc_type}`, which is not "
-                        "registered.",
+                        N_(
+                            "Node `%(node)s` requires document type `%(type)s`, which is not "
+                            "registered."
+                        ),
+                        type=doc_type,
                     )
         if isinstance(node, ApprovalNode | UserTaskNode):
             _check_task(defn, known, out, i, node)
@@ -298,7 +361,8 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                 nid,
                 "queue",
                 "unknown_queue",
-                f"Service task `{nid}` runs on queue `{node.queue}`, which is not registered.",
+                N_("Service task `%(node)s` runs on queue `%(queue)s`, which is not registered."),
+                queue=node.queue,
             )
         handler = getattr(node, "handler", None)
         if isinstance(handler, str) and handler not in known.handlers:
@@ -307,7 +371,8 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                 nid,
                 "handler",
                 "unknown_handler",
-                f"Node `{nid}` calls handler `{handler}`, which is not registered.",
+                N_("Node `%(node)s` calls handler `%(handler)s`, which is not registered."),
+                handler=handler,
             )
         if node.compensation is not None:
             if isinstance(node, (*INLINE_TYPES, TimerNode)):
@@ -316,7 +381,11 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                     nid,
                     "compensation",
                     "compensation_not_allowed",
-                    f"Node `{nid}` is a {kind} node, which does no work that could be compensated.",
+                    N_(
+                        "Node `%(node)s` is a %(type)s node, which does no work that could be "
+                        "compensated."
+                    ),
+                    type=kind,
                 )
             elif node.compensation not in known.handlers:
                 out.at(
@@ -324,8 +393,11 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                     nid,
                     "compensation",
                     "unknown_handler",
-                    f"Node `{nid}` names "
-                    f"compensation handler `{node.compensation}`, which is not registered.",
+                    N_(
+                        "Node `%(node)s` names "
+                        "compensation handler `%(handler)s`, which is not registered."
+                    ),
+                    handler=node.compensation,
                 )
         if node.requires and isinstance(node, (*INLINE_TYPES, TimerNode)):
             out.at(
@@ -333,9 +405,12 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                 nid,
                 "requires",
                 "requires_not_allowed",
-                f"Node `{nid}` is a {kind} node; "
-                "the engine runs it inline and cannot fetch provider data. Fetch it in a step "
-                "that produces it.",
+                N_(
+                    "Node `%(node)s` is a %(type)s node; "
+                    "the engine runs it inline and cannot fetch provider data. Fetch it in a "
+                    "step that produces it."
+                ),
+                type=kind,
             )
         for k, req in enumerate(node.requires):
             if req not in known.providers:
@@ -344,7 +419,11 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                     nid,
                     f"requires[{k}]",
                     "unknown_provider",
-                    f"Node `{nid}` requires `{req}`, which no registered data provider supplies.",
+                    N_(
+                        "Node `%(node)s` requires `%(key)s`, which no registered data provider "
+                        "supplies."
+                    ),
+                    key=req,
                 )
         if isinstance(node, WORK_TYPES):
             _check_failure(defn, known, out, i, node)
@@ -356,7 +435,9 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                         nid,
                         "rules",
                         "duplicate_id",
-                        f"Validation `{nid}` has {n} rules with id `{rid}`.",
+                        N_("Validation `%(node)s` has %(count)s rules with id `%(rule)s`."),
+                        count=n,
+                        rule=rid,
                     )
 
 
@@ -370,7 +451,8 @@ def _check_task(
             nid,
             "form",
             "unknown_form",
-            f"Node `{nid}` uses form `{node.form}`, which is not registered.",
+            N_("Node `%(node)s` uses form `%(form)s`, which is not registered."),
+            form=node.form,
         )
     for outcome, fields in node.outcome_requires.items():
         if outcome not in (node.outcomes or {}):
@@ -379,7 +461,11 @@ def _check_task(
                 nid,
                 f"outcome_requires.{outcome}",
                 "unknown_outcome",
-                f"Node `{nid}` requires data for outcome `{outcome}`, which it does not have.",
+                N_(
+                    "Node `%(node)s` requires data for outcome `%(outcome)s`, which it does not "
+                    "have."
+                ),
+                outcome=outcome,
             )
         for field in fields:
             if field not in node.produces:
@@ -388,9 +474,32 @@ def _check_task(
                     nid,
                     f"outcome_requires.{outcome}",
                     "undeclared_key",
-                    f"Node `{nid}` requires `{field}` for outcome `{outcome}` but does not "
-                    "declare it in `produces`.",
+                    N_(
+                        "Node `%(node)s` requires `%(key)s` for outcome `%(outcome)s` but does "
+                        "not declare it in `produces`."
+                    ),
+                    key=field,
+                    outcome=outcome,
                 )
+    for outcome, name in node.outcome_names.items():
+        if outcome not in (node.outcomes or {}):
+            out.at(
+                i,
+                nid,
+                f"outcome_names.{outcome}",
+                "unknown_outcome",
+                N_("Node `%(node)s` names outcome `%(outcome)s`, which it does not have."),
+                outcome=outcome,
+            )
+        elif not name.strip():
+            out.at(
+                i,
+                nid,
+                f"outcome_names.{outcome}",
+                "missing_name",
+                N_("Node `%(node)s` gives outcome `%(outcome)s` a blank name."),
+                outcome=outcome,
+            )
     humans = {n.id for n in defn.nodes if isinstance(n, HUMAN_TYPES)}
     for k, other in enumerate(node.policy.exclude_completers_of):
         if other not in humans:
@@ -399,8 +508,11 @@ def _check_task(
                 nid,
                 f"policy.exclude_completers_of[{k}]",
                 "unknown_target",
-                f"Node `{nid}` excludes the completers of `{other}`, which is not a human "
-                "task of this definition.",
+                N_(
+                    "Node `%(node)s` excludes the completers of `%(other)s`, which is not a "
+                    "human task of this definition."
+                ),
+                other=other,
             )
     quorum = node.policy.quorum
     if quorum is not None:
@@ -411,7 +523,7 @@ def _check_task(
                 nid,
                 "policy.quorum",
                 "quorum_outcomes",
-                f"Node `{nid}` has a quorum but no `outcomes` to vote on.",
+                N_("Node `%(node)s` has a quorum but no `outcomes` to vote on."),
             )
         elif quorum.reject_ends and "reject" not in outcomes:
             out.at(
@@ -419,8 +531,10 @@ def _check_task(
                 nid,
                 "policy.quorum",
                 "quorum_outcomes",
-                f"Node `{nid}` lets a rejection "
-                "end the vote (`reject_ends`) but has no `reject` outcome.",
+                N_(
+                    "Node `%(node)s` lets a rejection "
+                    "end the vote (`reject_ends`) but has no `reject` outcome."
+                ),
             )
 
 
@@ -435,7 +549,7 @@ def _check_failure(
             node.id,
             "failure.backoff_cap_s",
             "out_of_range",
-            f"Node `{node.id}` has a backoff cap shorter than its base delay.",
+            N_("Node `%(node)s` has a backoff cap shorter than its base delay."),
         )
     if policy.on_validation_error == "pending_task":
         queue = policy.pending_queue or f"{defn.key}.operators"
@@ -446,9 +560,12 @@ def _check_failure(
                 node.id,
                 suffix,
                 "unknown_queue",
-                f"Node `{node.id}` opens pending tasks "
-                f"in queue `{queue}` when a partner rejects its data, but that queue is not "
-                "registered (set `failure.pending_queue` or register it).",
+                N_(
+                    "Node `%(node)s` opens pending tasks "
+                    "in queue `%(queue)s` when a partner rejects its data, but that queue is "
+                    "not registered (set `failure.pending_queue` or register it)."
+                ),
+                queue=queue,
             )
 
 
@@ -465,8 +582,11 @@ def check_context_keys(defn: Definition, out: Collector) -> None:
                     node.id,
                     "",
                     "reserved_key",
-                    f"Node `{node.id}` uses the context key "
-                    f"`{key}`, which is a reserved word in expressions; rename it.",
+                    N_(
+                        "Node `%(node)s` uses the context key "
+                        "`%(key)s`, which is a reserved word in expressions; rename it."
+                    ),
+                    key=key,
                 )
     for field in ("searchable", "personal"):
         for k, key in enumerate(getattr(defn, field)):
@@ -474,12 +594,18 @@ def check_context_keys(defn: Definition, out: Collector) -> None:
                 out.top(
                     f"{field}[{k}]",
                     "unknown_key",
-                    f"`{field}` lists `{key}`, which no node produces (nor the start as input).",
+                    N_(
+                        "`%(field)s` lists `%(key)s`, which no node produces (nor the start as "
+                        "input)."
+                    ),
+                    field=field,
+                    key=key,
                 )
     for k, key in enumerate(defn.third_party):
         if key not in defn.personal:
             out.top(
                 f"third_party[{k}]",
                 "not_personal",
-                f"`third_party` lists `{key}`, which is not in `personal`; list it there too.",
+                N_("`third_party` lists `%(key)s`, which is not in `personal`; list it there too."),
+                key=key,
             )

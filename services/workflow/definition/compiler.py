@@ -16,6 +16,7 @@ from typing import Final
 from contracts.errors import DefinitionInvalid
 
 from .durations import parse_duration
+from .messages import NOT_VALID
 from .model import (
     HUMAN_TYPES,
     ApprovalNode,
@@ -120,7 +121,7 @@ def compile_definition(
     analysis = analyse(defn, known, compiler, tables, stored=stored)
     if analysis.errors:
         raise DefinitionInvalid(
-            f"Definition {defn.key} has {len(analysis.errors)} problem(s)",
+            NOT_VALID,
             errors=analysis.errors,
             key=defn.key,
         )

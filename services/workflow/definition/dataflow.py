@@ -19,6 +19,7 @@ from contracts.errors import FieldError
 
 from .forkjoin import ForkJoin
 from .graph import Edge, Graph
+from .messages import N_
 from .model import StartNode
 
 
@@ -64,13 +65,15 @@ def dataflow_errors(
         for key in node.consumes:
             if key not in available[nid]:
                 errors.append(
-                    FieldError(
-                        path=f"{graph.path(nid)}.consumes",
-                        code="consumes_not_produced",
-                        message=(
-                            f"Node `{nid}` consumes `{key}`, but `{key}` is not produced on "
-                            "every path that leads to it (nor given as input by the start)."
+                    FieldError.of(
+                        f"{graph.path(nid)}.consumes",
+                        "consumes_not_produced",
+                        N_(
+                            "Node `%(node)s` consumes `%(key)s`, but `%(key)s` is not produced "
+                            "on every path that leads to it (nor given as input by the start)."
                         ),
+                        node=nid,
+                        key=key,
                     )
                 )
     for fork, scopes in forks.scopes.items():
@@ -79,14 +82,18 @@ def dataflow_errors(
             for j in range(i + 1, len(writes)):
                 for key in sorted(writes[i] & writes[j]):
                     errors.append(
-                        FieldError(
-                            path=graph.path(fork),
-                            code="parallel_write_conflict",
-                            message=(
-                                f"Branches {i} and {j} of fork `{fork}` both produce `{key}`; "
-                                "parallel branches must write different keys, or the result "
-                                "would depend on which finished last."
+                        FieldError.of(
+                            graph.path(fork),
+                            "parallel_write_conflict",
+                            N_(
+                                "Branches %(first)s and %(second)s of fork `%(fork)s` both "
+                                "produce `%(key)s`; parallel branches must write different "
+                                "keys, or the result would depend on which finished last."
                             ),
+                            first=i,
+                            second=j,
+                            fork=fork,
+                            key=key,
                         )
                     )
     return errors

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from contracts.errors import FieldError, RuleError
 
 from .graph import Graph
+from .messages import N_
 from .model import (
     HUMAN_TYPES,
     PRIORITY_LEVELS,
@@ -62,13 +63,16 @@ class _Compiling:
         except (RuleError, ValueError) as exc:
             for path, reason in _problems(exc, where):
                 self.out.errors.append(
-                    FieldError(
-                        path=path,
-                        code="expression_invalid",
-                        message=(
-                            f"The expression `{_short(expr)}` on node `{nid}` does not compile: "
-                            f"{reason}"
+                    FieldError.of(
+                        path,
+                        "expression_invalid",
+                        N_(
+                            "The expression `%(expr)s` on node `%(node)s` does not compile: "
+                            "%(reason)s"
                         ),
+                        expr=_short(expr),
+                        node=nid,
+                        reason=reason,
                     )
                 )
             return None
@@ -133,10 +137,12 @@ def compile_expressions(
             except (RuleError, ValueError) as exc:
                 for path, reason in _problems(exc, f"{base}.table"):
                     out.errors.append(
-                        FieldError(
-                            path=path,
-                            code="table_invalid",
-                            message=f"The decision table on node `{nid}` is invalid: {reason}",
+                        FieldError.of(
+                            path,
+                            "table_invalid",
+                            N_("The decision table on node `%(node)s` is invalid: %(reason)s"),
+                            node=nid,
+                            reason=reason,
                         )
                     )
     return out

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from contracts.errors import FieldError
 
 from .graph import Edge, Graph, is_fork, is_join
+from .messages import N_
 from .model import EndNode, ParallelNode
 
 
@@ -59,11 +60,12 @@ class _Analysis:
         self.joins_reached: set[str] = set()
         self._seen_errors: set[tuple[str, str, str]] = set()
 
-    def error(self, node_id: str, code: str, message: str) -> None:
-        key = (self.g.path(node_id), code, message)
+    def error(self, node_id: str, code: str, template: str, **params: str | int) -> None:
+        problem = FieldError.of(self.g.path(node_id), code, template, **params)
+        key = (problem.path, code, problem.message)
         if key not in self._seen_errors:
             self._seen_errors.add(key)
-            self.result.errors.append(FieldError(path=key[0], code=code, message=message))
+            self.result.errors.append(problem)
 
     def walk(self, fork: str | None, first: str, pred: str | None) -> _Walk:
         found = _Walk()
@@ -75,15 +77,27 @@ class _Analysis:
                 self.error(
                     fork,
                     "parallel_unbalanced",
-                    f"A branch of fork `{fork}` leads back to the fork before reaching a join; "
-                    "a loop must stay inside one branch or go around the whole fork and join.",
+                    N_(
+                        "A branch of fork `%(fork)s` leads back to the fork before reaching a "
+                        "join; a loop must stay inside one branch or go around the whole fork "
+                        "and join."
+                    ),
+                    fork=fork,
                 )
                 continue
             node = self.g.nodes[nid]
             if is_join(node):
                 self.joins_reached.add(nid)
                 if side_origin is not None:
-                    self._side_error(side_origin, f"reaches join `{nid}`")
+                    self._side_error(
+                        side_origin,
+                        N_(
+                            "The side path started by `%(label)s` of `%(source)s` reaches join "
+                            "`%(node)s`; a non-interrupting timer's path must stay separate and "
+                            "finish at an end node."
+                        ),
+                        nid,
+                    )
                 elif src is not None:
                     found.join_edges.append((src, nid))
                 continue
@@ -92,9 +106,14 @@ class _Analysis:
                     self.error(
                         fork,
                         "parallel_unbalanced",
-                        f"A branch of fork `{fork}` can reach end `{nid}` (result completed) "
-                        "without passing through its join; that token would finish while the "
-                        "join waits forever. Route it to the join, or end with another result.",
+                        N_(
+                            "A branch of fork `%(fork)s` can reach end `%(node)s` (result "
+                            "completed) without passing through its join; that token would "
+                            "finish while the join waits forever. Route it to the join, or end "
+                            "with another result."
+                        ),
+                        fork=fork,
+                        node=nid,
                     )
                 continue
             mine, other = (found.side, found.main) if is_side else (found.main, found.side)
@@ -103,7 +122,15 @@ class _Analysis:
             if nid in other:
                 origin = side_origin or found.side_origin.get(nid)
                 if origin is not None:
-                    self._side_error(origin, f"rejoins the main path at `{nid}`")
+                    self._side_error(
+                        origin,
+                        N_(
+                            "The side path started by `%(label)s` of `%(source)s` rejoins the "
+                            "main path at `%(node)s`; a non-interrupting timer's path must stay "
+                            "separate and finish at an end node."
+                        ),
+                        nid,
+                    )
                 continue
             mine.add(nid)
             if side_origin is not None:
@@ -125,12 +152,14 @@ class _Analysis:
                 stack.append((nid, edge.target, origin))
         return found
 
-    def _side_error(self, edge: Edge, what: str) -> None:
+    def _side_error(self, edge: Edge, template: str, node_id: str) -> None:
         self.error(
             edge.source,
             "side_path_unbalanced",
-            f"The side path started by `{edge.label}` of `{edge.source}` {what}; a "
-            "non-interrupting timer's path must stay separate and finish at an end node.",
+            template,
+            label=edge.label,
+            source=edge.source,
+            node=node_id,
         )
 
     def match(self, fork: str) -> str | None:
@@ -140,8 +169,11 @@ class _Analysis:
             self.error(
                 fork,
                 "parallel_unbalanced",
-                f"Fork `{fork}` is reached again from inside its own branches through another "
-                "fork; fork/join blocks must nest, not overlap.",
+                N_(
+                    "Fork `%(fork)s` is reached again from inside its own branches through "
+                    "another fork; fork/join blocks must nest, not overlap."
+                ),
+                fork=fork,
             )
             return None
         self.in_progress.add(fork)
@@ -155,7 +187,12 @@ class _Analysis:
         assert isinstance(node, ParallelNode) and not isinstance(node.next, str)
         targets = [t for t in node.next if t in self.g.nodes]
         if len(set(node.next)) != len(node.next):
-            self.error(fork, "parallel_shape", f"Fork `{fork}` lists the same branch twice.")
+            self.error(
+                fork,
+                "parallel_shape",
+                N_("Fork `%(fork)s` lists the same branch twice."),
+                fork=fork,
+            )
             return None
         if len(targets) != len(node.next) or len(targets) < 2:
             return None  # dangling targets or shape: reported elsewhere
@@ -169,8 +206,14 @@ class _Analysis:
                     self.error(
                         fork,
                         "parallel_unbalanced",
-                        f"Branches {i} and {j} of fork `{fork}` share node `{shared[0]}`; "
-                        "parallel branches must stay separate until their join.",
+                        N_(
+                            "Branches %(first)s and %(second)s of fork `%(fork)s` share node "
+                            "`%(node)s`; parallel branches must stay separate until their join."
+                        ),
+                        first=i,
+                        second=j,
+                        fork=fork,
+                        node=shared[0],
                     )
         everything = set().union(*(w.nodes for w in walks))
         for i, w in enumerate(walks):
@@ -183,16 +226,23 @@ class _Analysis:
                         self.error(
                             fork,
                             "parallel_unbalanced",
-                            f"Node `{nid}` is inside branch {i} of fork `{fork}` but is also "
-                            f"entered from `{edge.source}` outside it; a fork's branches can "
-                            "only be entered through the fork.",
+                            N_(
+                                "Node `%(node)s` is inside branch %(branch)s of fork `%(fork)s` "
+                                "but is also entered from `%(source)s` outside it; a fork's "
+                                "branches can only be entered through the fork."
+                            ),
+                            node=nid,
+                            branch=i,
+                            fork=fork,
+                            source=edge.source,
                         )
         joins = {j for w in walks for _, j in w.join_edges}
         if not joins:
             self.error(
                 fork,
                 "parallel_unbalanced",
-                f"The branches of fork `{fork}` never meet at a join.",
+                N_("The branches of fork `%(fork)s` never meet at a join."),
+                fork=fork,
             )
             return None
         if len(joins) > 1:
@@ -200,8 +250,12 @@ class _Analysis:
             self.error(
                 fork,
                 "parallel_unbalanced",
-                f"The branches of fork `{fork}` reach different joins ({names}); every branch "
-                "must meet at the same join.",
+                N_(
+                    "The branches of fork `%(fork)s` reach different joins (%(joins)s); every "
+                    "branch must meet at the same join."
+                ),
+                fork=fork,
+                joins=names,
             )
             return None
         (join,) = joins
@@ -211,8 +265,13 @@ class _Analysis:
                 self.error(
                     fork,
                     "parallel_unbalanced",
-                    f"Branch {i} of fork `{fork}` never reaches join `{join}`; every branch "
-                    "must be able to arrive at the join.",
+                    N_(
+                        "Branch %(branch)s of fork `%(fork)s` never reaches join `%(join)s`; "
+                        "every branch must be able to arrive at the join."
+                    ),
+                    branch=i,
+                    fork=fork,
+                    join=join,
                 )
         for edge in self.g.inc[join]:
             if edge.source not in everything:
@@ -220,8 +279,13 @@ class _Analysis:
                 self.error(
                     join,
                     "parallel_unbalanced",
-                    f"Join `{join}` closes fork `{fork}` but is also entered from "
-                    f"`{edge.source}`, outside the fork's branches.",
+                    N_(
+                        "Join `%(join)s` closes fork `%(fork)s` but is also entered from "
+                        "`%(source)s`, outside the fork's branches."
+                    ),
+                    join=join,
+                    fork=fork,
+                    source=edge.source,
                 )
         if not ok:
             return None
@@ -243,12 +307,20 @@ def analyse_forks(graph: Graph, start: str | None) -> ForkJoin:
                 analysis.error(
                     nid,
                     "parallel_shape",
-                    f"Parallel gateway `{nid}` neither forks (a list of at least two `next` "
-                    f"ids) nor joins (at least two incoming flows); it has {incoming} incoming.",
+                    N_(
+                        "Parallel gateway `%(node)s` neither forks (a list of at least two "
+                        "`next` ids) nor joins (at least two incoming flows); it has %(count)s "
+                        "incoming."
+                    ),
+                    node=nid,
+                    count=incoming,
                 )
         elif len(node.next) < 2:
             analysis.error(
-                nid, "parallel_shape", f"Fork `{nid}` must list at least two branches in `next`."
+                nid,
+                "parallel_shape",
+                N_("Fork `%(fork)s` must list at least two branches in `next`."),
+                fork=nid,
             )
     if start is not None:
         top = analysis.walk(None, start, None)
@@ -256,8 +328,12 @@ def analyse_forks(graph: Graph, start: str | None) -> ForkJoin:
             analysis.error(
                 join,
                 "parallel_unbalanced",
-                f"Join `{join}` is reached from `{src}` outside any fork's branches; a join can "
-                "only close a fork.",
+                N_(
+                    "Join `%(join)s` is reached from `%(source)s` outside any fork's branches; a "
+                    "join can only close a fork."
+                ),
+                join=join,
+                source=src,
             )
     for nid, node in graph.nodes.items():
         if is_fork(node):
@@ -267,7 +343,14 @@ def analyse_forks(graph: Graph, start: str | None) -> ForkJoin:
         if not is_join(node) or len(graph.inc[nid]) < 2:
             continue
         if paired.count(nid) > 1:
-            analysis.error(nid, "parallel_unbalanced", f"Join `{nid}` closes more than one fork.")
+            analysis.error(
+                nid,
+                "parallel_unbalanced",
+                N_("Join `%(join)s` closes more than one fork."),
+                join=nid,
+            )
         elif nid not in analysis.joins_reached:
-            analysis.error(nid, "parallel_unbalanced", f"Join `{nid}` does not close any fork.")
+            analysis.error(
+                nid, "parallel_unbalanced", N_("Join `%(join)s` does not close any fork."), join=nid
+            )
     return analysis.result

@@ -17,11 +17,14 @@ from msgspec import Meta
 
 from contracts.errors import DefinitionInvalid
 
+from .messages import N_
 from .parse_errors import translate_validation_error
 
 FORMAT: Final = 1
 
 Identifier = Annotated[str, Meta(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
+OutcomeName = Annotated[str, Meta(min_length=1, max_length=200)]
+"""What a person reads for an outcome (pt-BR, such as "Deferir"); its id is for the machine."""
 """Node, timer, rule and outcome ids: safe in paths, CEL-free, stable in BPMN export."""
 
 ContextKey = Annotated[str, Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=64)]
@@ -163,6 +166,9 @@ class ApprovalNode(_NodeBase, tag="approval", frozen=True, kw_only=True):
     outcomes: dict[Identifier, str]
     outcome_requires: dict[Identifier, tuple[ContextKey, ...]] = {}
     """Data a person must give when choosing an outcome (a justification for an extension)."""
+    outcome_names: dict[Identifier, OutcomeName] = {}
+    """The words on each outcome's button and in the history (pt-BR); an outcome left out
+    shows the standard word for its id (``approve`` → "Aprovar") or the id itself."""
 
 
 class UserTaskNode(_NodeBase, tag="user_task", frozen=True, kw_only=True):
@@ -177,6 +183,9 @@ class UserTaskNode(_NodeBase, tag="user_task", frozen=True, kw_only=True):
     outcomes: dict[Identifier, str] | None = None
     outcome_requires: dict[Identifier, tuple[ContextKey, ...]] = {}
     """Data a person must give when choosing an outcome (a justification for an extension)."""
+    outcome_names: dict[Identifier, OutcomeName] = {}
+    """The words on each outcome's button and in the history (pt-BR); an outcome left out
+    shows the standard word for its id (``approve`` → "Aprovar") or the id itself."""
 
 
 class ManualTaskNode(_NodeBase, tag="manual_task", frozen=True, kw_only=True):
@@ -312,7 +321,7 @@ def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
             raw: Any = msgspec.json.decode(data)
         except msgspec.DecodeError as exc:
             raise DefinitionInvalid(
-                "The definition is not valid JSON",
+                N_("The definition is not valid JSON"),
                 errors=[translate_validation_error(exc, None)],
             ) from None
     else:
@@ -321,12 +330,12 @@ def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
         return msgspec.convert(raw, Definition)
     except msgspec.ValidationError as exc:
         raise DefinitionInvalid(
-            "The definition does not follow the format",
+            N_("The definition does not follow the format"),
             errors=[translate_validation_error(exc, raw)],
         ) from None
 
 
-LATE_FIELDS = frozenset({"third_party", "deadline", "documents", "priority"})
+LATE_FIELDS = frozenset({"third_party", "deadline", "documents", "priority", "outcome_names"})
 """Fields added to the format after versions were published: written only when set."""
 
 
@@ -348,8 +357,8 @@ def canonical_json(defn: Definition) -> bytes:
     Writing defaults explicitly pins what a version means even if a later release changes a
     default; sorting makes the bytes independent of key order and whitespace in the source.
     Fields added to the format after versions were published (``LATE_FIELDS``: ``third_party``,
-    a timer's or task's ``deadline``, a human node's ``documents`` and ``priority``) are written
-    only when set,
+    a timer's or task's ``deadline``, a human node's ``documents``, ``priority`` and
+    ``outcome_names``) are written only when set,
     so those versions keep their bytes and checksums.
     """
     builtins = msgspec.to_builtins(defn, order="sorted")

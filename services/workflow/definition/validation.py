@@ -16,6 +16,7 @@ from .dataflow import available_keys, dataflow_errors
 from .expressions import CompiledExpressions, compile_expressions
 from .forkjoin import ForkJoin, analyse_forks
 from .graph import Graph
+from .messages import N_, NOT_VALID
 from .model import Definition, EndNode, ExclusiveNode, ParallelNode, StartNode
 from .ports import ExpressionCompiler, KnownNames, TableCompiler
 
@@ -42,14 +43,19 @@ def _reachability(graph: Graph, start: str | None, out: Collector) -> set[str]:
             out.top(
                 graph.path(nid),
                 "unreachable",
-                f"Node `{nid}` cannot be reached from the start node `{start}`.",
+                N_("Node `%(node)s` cannot be reached from the start node `%(start)s`."),
+                node=nid,
+                start=start,
             )
         if ends and nid not in finishing:
             out.top(
                 graph.path(nid),
                 "cannot_finish",
-                f"No path leads from node `{nid}` to an "
-                "end node, so an instance there could never finish.",
+                N_(
+                    "No path leads from node `%(node)s` to an "
+                    "end node, so an instance there could never finish."
+                ),
+                node=nid,
             )
     return reachable
 
@@ -61,8 +67,11 @@ def _inline_cycles(graph: Graph, out: Collector) -> None:
         out.top(
             graph.path(cycle[0]),
             "inline_cycle",
-            f"Gateways {loop} form a loop with no "
-            "task, step or timer in between; the engine would spin in it forever.",
+            N_(
+                "Gateways %(loop)s form a loop with no "
+                "task, step or timer in between; the engine would spin in it forever."
+            ),
+            loop=loop,
         )
 
 
@@ -121,6 +130,4 @@ def validate_or_raise(
     """:func:`validate`, raising :class:`DefinitionInvalid` carrying all errors."""
     errors = validate(defn, known, compiler, tables)
     if errors:
-        raise DefinitionInvalid(
-            f"Definition {defn.key} has {len(errors)} problem(s)", errors=errors, key=defn.key
-        )
+        raise DefinitionInvalid(NOT_VALID, errors=errors, key=defn.key)

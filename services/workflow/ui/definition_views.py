@@ -16,7 +16,7 @@ from typing import Any, Final
 import msgspec
 
 from contracts.errors import FieldError
-from core.i18n import N_, gettext, ngettext
+from core.i18n import N_, gettext, localized, ngettext
 from services.workflow.definition.compiler import WORKER_QUEUES
 
 HUMAN: Final = frozenset({"approval", "user_task", "manual_task"})
@@ -184,7 +184,7 @@ def node_errors(
     ids = [str(n.get("id")) for n in _nodes(definition)]
     by_node: dict[str, list[FieldError]] = {}
     general: list[FieldError] = []
-    for error in errors:
+    for error in map(localized, errors):
         match = _NODE_PATH.search(error.path)
         node_id = None
         if match is not None:

@@ -18,6 +18,7 @@ from litestar.datastructures import UploadFile
 from litestar.params import FromPath
 
 from contracts.errors import BadRequest, DefinitionInvalid, FieldError, NotFound
+from core.i18n import gettext
 from services.workflow.api.ports import VersionDocument
 from services.workflow.api.workflows import _without_nulls
 from services.workflow.definition.bpmn import export_bpmn, import_bpmn_with_sources, remap_errors
@@ -113,14 +114,16 @@ class DefinitionPagesController(Controller):
         form = await request.form()
         upload = form.get("file")
         if not isinstance(upload, UploadFile) or not upload.filename:
-            return _failed(request, None, {}, [_error("file", "required", "Escolha um arquivo.")])
+            return _failed(
+                request, None, {}, [_error("file", "required", gettext("Choose a file."))]
+            )
         data = await upload.read(MAX_FILE + 1)
         if len(data) > MAX_FILE:
             return _failed(
                 request,
                 upload.filename,
                 {},
-                [_error("file", "too_large", "Arquivo grande demais.")],
+                [_error("file", "too_large", gettext("The file is too large."))],
             )
         definition: dict[str, Any] = {}
         try:

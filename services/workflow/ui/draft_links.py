@@ -11,6 +11,7 @@ from typing import Any
 from core.i18n import gettext
 from services.workflow.ui.draft_ops import (
     MAX_EXPR,
+    MAX_NAME,
     Applied,
     Link,
     Node,
@@ -28,20 +29,31 @@ from services.workflow.ui.draft_ops import (
 
 
 def connect(
-    document: Mapping[str, Any], source: str, target: str, outcome: str = "", condition: str = ""
+    document: Mapping[str, Any],
+    source: str,
+    target: str,
+    outcome: str = "",
+    condition: str = "",
+    outcome_name: str = "",
 ) -> Applied:
     """Add a transition ``source → target``, in the field the source's type uses.
 
     An exclusive gateway takes a branch when a ``condition`` is given and its ``default``
     otherwise; an approval needs an ``outcome``; a user task takes either an outcome or its
     one ``next``; a parallel gateway adds a branch to its fork; everything else has one
-    ``next``, which is replaced (the replaced transition is reported in ``removed``).
+    ``next``, which is replaced (the replaced transition is reported in ``removed``). An
+    ``outcome_name`` is what people read on the outcome's button (``outcome_names``).
     """
+    outcome_name = outcome_name.strip()
     kind = str(find(document, source).get("type"))
     errors: dict[str, str | None] = {"target": target_error(document, target)}
     if kind == "end":
         errors["target"] = gettext("An end step has no outgoing transitions.")
     errors["outcome"] = _outcome_error(kind, outcome)
+    if outcome_name and not outcome:
+        errors["outcome_name"] = gettext("Only an outcome has a name: give the outcome too.")
+    elif len(outcome_name) > MAX_NAME:
+        errors["outcome_name"] = gettext("Name too long (up to 200).")
     if condition and kind != "exclusive":
         errors["condition"] = gettext(
             "Only an exclusive gateway has conditions on its transitions."
@@ -52,6 +64,8 @@ def connect(
     doc = copy.deepcopy(dict(document))
     node = find(doc, source)
     replaced = _link_into(node, kind, target, outcome, condition)
+    if outcome_name:
+        node["outcome_names"] = {**dict_field(node, "outcome_names"), outcome: outcome_name}
     return Applied(doc, source, tuple(Removed(source, link) for link in replaced))
 
 
@@ -120,6 +134,11 @@ def disconnect(document: Mapping[str, Any], source: str, key: str) -> Applied:
         del node[field]
     elif field == "outcome":
         node["outcomes"] = {k: v for k, v in node["outcomes"].items() if k != rest}
+        names = {k: v for k, v in dict_field(node, "outcome_names").items() if k != rest}
+        if names:
+            node["outcome_names"] = names
+        else:
+            node.pop("outcome_names", None)
     elif field == "branch":
         node["branches"] = [b for i, b in enumerate(node["branches"]) if i != int(rest)]
     else:

@@ -103,7 +103,14 @@ def _checked(values: Mapping[str, str], *names: str) -> None:
 
 def _connect(doc: Document, node: str, v: Mapping[str, str]) -> Applied:
     _checked(v, "condition")
-    return connect(doc, node, v.get("target", ""), v.get("outcome", ""), v.get("condition", ""))
+    return connect(
+        doc,
+        node,
+        v.get("target", ""),
+        v.get("outcome", ""),
+        v.get("condition", ""),
+        v.get("outcome_name", ""),
+    )
 
 
 def _condition(doc: Document, node: str, v: Mapping[str, str]) -> Applied:
@@ -139,7 +146,7 @@ ACTIONS: Final[Mapping[str, tuple[tuple[str, ...], NodeEdit]]] = {
     "rename": (("new_id",), lambda d, n, v: rename_node(d, n, v.get("new_id", ""))),
     "remove": ((), lambda d, n, v: remove_node(d, n)),
     "move": (("direction",), lambda d, n, v: move_node(d, n, v.get("direction", ""))),
-    "connect": (("target", "outcome", "condition"), _connect),
+    "connect": (("target", "outcome", "outcome_name", "condition"), _connect),
     "disconnect": (("link",), lambda d, n, v: disconnect(d, n, v.get("link", ""))),
     "condition": (("index", "when"), _condition),
     "add-timer": (

@@ -18,6 +18,7 @@ from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deadline_view import deadline_stories
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.documents import page_documents, size_text
+from services.workflow.ui.outcomes import history_event, outcome_names_of
 from services.workflow.ui.people import names_of
 from services.workflow.ui.stuck import status_labels
 from services.workflow.ui.web import page, page_requires, zone_of
@@ -63,6 +64,7 @@ class InstancePageController(Controller):
         view = await engine.status(instance_id)
         reads = reads_of(request)
         history = await engine.history(instance_id)
+        named = await outcome_names_of(request, view)
         tasks = await engine.tasks(instance_id)
         audit = await reads.audit_trail(instance_id)
         case = await case_panel(request, view, tasks)
@@ -80,6 +82,7 @@ class InstancePageController(Controller):
             error_parts=error_parts,
             dt_s=partial(fmt_dt_seconds, zone_name=zone_of(request)),
             history=history,
+            history_event=partial(history_event, named),
             tasks=tasks,
             documents=await page_documents(request, instance_id),
             doc_size=size_text,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.boundary import whole_number
+from core.i18n import N_, gettext
 
 MAX_INSTANCES = 500
 """The same ceiling as the JSON API's ``instance_ids``: larger moves go in batches."""
@@ -81,21 +82,25 @@ def start_nodes(definition: Mapping[str, Any]) -> set[str]:
 def parse_definition(fields: Fields, known: Collection[str]) -> tuple[str | None, list[Problem]]:
     key = one(fields, "definition")
     if not key:
-        return None, [Problem("definition", "Definição", "Escolha uma definição.")]
+        return None, [Problem("definition", gettext("Definition"), gettext("Choose a definition."))]
     if key not in known:
-        return None, [Problem("definition", "Definição", "Definição desconhecida.")]
+        return None, [Problem("definition", gettext("Definition"), gettext("Unknown definition."))]
     return key, []
 
 
 def _version(fields: Fields, name: str, label: str, numbers: Collection[int]) -> int | Problem:
     raw = one(fields, name)
     if not raw:
-        return Problem(name, label, "Escolha uma versão.")
+        return Problem(name, label, gettext("Choose a version."))
     number = whole_number(raw, low=1)
     if number is None:
-        return Problem(name, label, "A versão deve ser um número.")
+        return Problem(name, label, gettext("The version must be a number."))
     if number not in numbers:
-        return Problem(name, label, f"A versão {number} não existe nesta definição.")
+        return Problem(
+            name,
+            label,
+            gettext("Version %(number)s does not exist in this definition.") % {"number": number},
+        )
     return number
 
 
@@ -103,15 +108,15 @@ def parse_versions(
     fields: Fields, numbers: Collection[int]
 ) -> tuple[tuple[int, int] | None, list[Problem]]:
     """Source and target versions: both published versions of the definition, and different."""
-    source = _version(fields, "from_version", "Versão de origem", numbers)
-    target = _version(fields, "to_version", "Versão de destino", numbers)
+    source = _version(fields, "from_version", gettext("Source version"), numbers)
+    target = _version(fields, "to_version", gettext("Target version"), numbers)
     problems = [p for p in (source, target) if isinstance(p, Problem)]
     if problems:
         return None, problems
     assert isinstance(source, int) and isinstance(target, int)
     if source == target:
-        message = "A versão de destino deve ser diferente da de origem."
-        return None, [Problem("to_version", "Versão de destino", message)]
+        message = gettext("The target version must differ from the source version.")
+        return None, [Problem("to_version", gettext("Target version"), message)]
     return (source, target), []
 
 
@@ -123,16 +128,17 @@ def parse_instances(
 ) -> tuple[tuple[str, ...], list[Problem]]:
     """The chosen ids, each one of the candidates (unfinished instances on the source version)."""
     chosen = tuple(dict.fromkeys(v.strip() for v in fields.get("instance") or () if v.strip()))
-    label = "Processos"
+    label = gettext("Cases")
     if not chosen:
-        return (), [Problem("instances", label, "Escolha ao menos um processo.")]
+        return (), [Problem("instances", label, gettext("Choose at least one case."))]
     if len(chosen) > MAX_INSTANCES:
-        message = f"No máximo {MAX_INSTANCES} processos por vez."
+        message = gettext("At most %(max)s cases at a time.") % {"max": MAX_INSTANCES}
         return (), [Problem("instances", label, message)]
     strangers = [i for i in chosen if i not in candidates]
     if strangers:
-        shown = ", ".join(i if INSTANCE_ID.match(i) else "(id inválido)" for i in strangers[:5])
-        message = f"Não estão em andamento na versão de origem: {shown}."
+        invalid = gettext("(invalid id)")
+        shown = ", ".join(i if INSTANCE_ID.match(i) else invalid for i in strangers[:5])
+        message = gettext("Not running on the source version: %(ids)s.") % {"ids": shown}
         return (), [Problem("instances", label, message)]
     return chosen, []
 
@@ -157,13 +163,19 @@ def parse_mapping(
             continue
         source, target = name[len(MAP_PREFIX) :], one(fields, name)
         if not NODE_ID.match(source) or source not in source_nodes:
-            shown = source if NODE_ID.match(source) else "(id inválido)"
-            message = f"A etapa {shown} não existe na versão de origem."
-            problems.append(Problem("mapping", "Mapeamento", message))
+            shown = source if NODE_ID.match(source) else gettext("(invalid id)")
+            message = gettext("Step %(node)s does not exist in the source version.") % {
+                "node": shown
+            }
+            problems.append(Problem("mapping", gettext("Mapping"), message))
         elif target and target not in target_nodes:
-            shown = target if NODE_ID.match(target) else "(id inválido)"
-            message = f"A etapa {shown} não existe na versão {to_version}."
-            problems.append(Problem(map_field(source), f"Etapa {source}", message))
+            shown = target if NODE_ID.match(target) else gettext("(invalid id)")
+            message = gettext("Step %(node)s does not exist in version %(version)s.") % {
+                "node": shown,
+                "version": to_version,
+            }
+            label = gettext("Step %(node)s") % {"node": source}
+            problems.append(Problem(map_field(source), label, message))
         elif target and target != source:
             mapping[source] = target
     return mapping, problems
@@ -171,7 +183,7 @@ def parse_mapping(
 
 # --- step 5: the run ---------------------------------------------------------------------------
 
-STALE = "Os dados da simulação estão incompletos ou não batem com os processos: simule de novo."
+STALE = N_("The dry run's data is incomplete or does not match the cases: run the dry run again.")
 
 
 def parse_expected(fields: Fields, ids: Sequence[str]) -> tuple[dict[str, int], list[Problem]]:
@@ -181,21 +193,26 @@ def parse_expected(fields: Fields, ids: Sequence[str]) -> tuple[dict[str, int], 
         instance_id, _, number = raw.strip().rpartition(":")
         row_version = whole_number(number)
         if not instance_id or row_version is None:
-            return {}, [Problem("run", "Simulação", STALE)]
+            return {}, [Problem("run", gettext("Dry run"), gettext(STALE))]
         expected[instance_id] = row_version
     if set(expected) != set(ids):
-        return {}, [Problem("run", "Simulação", STALE)]
+        return {}, [Problem("run", gettext("Dry run"), gettext(STALE))]
     return expected, []
 
 
 def parse_reason(fields: Fields) -> tuple[str, list[Problem]]:
     reason = one(fields, "reason")
-    label = "Motivo"
+    label = gettext("Reason")
     if not reason:
-        return "", [Problem("reason", label, "Informe o motivo da migração.")]
+        return "", [Problem("reason", label, gettext("Give the reason for the migration."))]
     if len(reason) > MAX_REASON:
-        message = f"O motivo tem no máximo {MAX_REASON} caracteres (tem {len(reason)})."
+        message = gettext("The reason has at most %(max)s characters (it has %(count)s).") % {
+            "max": MAX_REASON,
+            "count": len(reason),
+        }
         return reason, [Problem("reason", label, message)]
     if "\x00" in reason:
-        return reason, [Problem("reason", label, "O motivo contém caracteres inválidos.")]
+        return reason, [
+            Problem("reason", label, gettext("The reason contains invalid characters."))
+        ]
     return reason, []

@@ -17,7 +17,7 @@ from litestar.params import FromPath
 
 from contracts.errors import NotFound, ValidationFailed
 from contracts.workflow.types import TaskView
-from core.i18n import N_, gettext
+from core.i18n import gettext
 from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION
 from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deadline_view import badges_of, deadline_stories
@@ -30,10 +30,9 @@ from services.workflow.ui.form_view import (
     submitted_values,
 )
 from services.workflow.ui.inbox import PRIORITY_LEVELS
+from services.workflow.ui.outcomes import outcome_names_of, outcome_text
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor
-
-OUTCOME_LABELS = {"approve": N_("Approve"), "reject": N_("Reject"), "return": N_("Return")}
 
 
 async def _task(request: Request[Any, Any, Any], instance_id: str, task_id: str) -> TaskView:
@@ -63,9 +62,9 @@ async def _render(
         summary.append(("task-form", gettext("Form"), errors["__form__"]))
     first = next((f.id for f in fields if f.error), None)
     engine = engine_of(request)
-    case = await case_panel(
-        request, await engine.status(task.instance_id), await engine.tasks(task.instance_id)
-    )
+    view = await engine.status(task.instance_id)
+    case = await case_panel(request, view, await engine.tasks(task.instance_id))
+    named = await outcome_names_of(request, view) if task.outcomes else {}
     return page(
         request,
         "task.html",
@@ -77,9 +76,7 @@ async def _render(
         first_invalid=first,
         outcome=outcome,
         outcome_error=errors.get("__outcome__"),
-        outcomes=[
-            (o, gettext(OUTCOME_LABELS[o]) if o in OUTCOME_LABELS else o) for o in task.outcomes
-        ],
+        outcomes=[(o, outcome_text(named, task.node_id, o)) for o in task.outcomes],
         me=ui_actor(request).id,
         case=case,
         names=await names_of(request, [task.assignee, *case.people]),

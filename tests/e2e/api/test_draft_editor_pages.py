@@ -130,3 +130,34 @@ async def test_an_id_with_an_accented_letter_is_refused_in_the_visitors_language
     assert refused.status_code == 422
     assert "The identifier must have lower-case letters" in refused.text
     assert "rotaão" not in await _node_types(api, draft)
+
+
+async def test_an_outcome_is_connected_with_the_name_people_read(api: Api) -> None:
+    headers = await _signed_in(api)
+    draft = await _new_draft(api, headers)
+    added = await _add(
+        api, draft, headers, node_id="analise", node_type="approval", name="Analisar"
+    )
+    assert added.status_code == 303, added.text
+    page = (await api.client.get(f"{DRAFTS}/{draft}", headers=headers)).text
+    assert "Nome do resultado" in page
+    response = await api.client.post(
+        f"{DRAFTS}/{draft}/nodes/analise/connect",
+        data={
+            "target": "end",
+            "outcome": "deferir",
+            "outcome_name": "Deferir o pedido",
+            "condition": "",
+            "row_version": _row_version(page),
+        },
+        headers=headers,
+        follow_redirects=False,
+    )
+    assert response.status_code == 303, response.text
+    stored = await api.platform.extras[DRAFTS_KEY].get(draft)
+    assert stored is not None
+    [node] = [n for n in stored.document["nodes"] if n["id"] == "analise"]
+    assert (node["outcomes"], node["outcome_names"]) == (
+        {"deferir": "end"},
+        {"deferir": "Deferir o pedido"},
+    )

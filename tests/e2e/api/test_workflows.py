@@ -48,6 +48,41 @@ async def test_publishing_an_invalid_definition_is_422_with_field_errors(api: Ap
     assert response.json()["errors"]
 
 
+def _with_unknown_queue() -> dict[str, object]:
+    broken = copy.deepcopy(DEFINITION)
+    broken["nodes"][1]["queue"] = "esic_like.nowhere"
+    return broken
+
+
+async def test_a_definition_error_reads_in_portuguese_and_names_the_node(api: Api) -> None:
+    response = await api.client.post(
+        "/api/v1/workflows", json=_with_unknown_queue(), headers=api.auth()
+    )
+    assert response.status_code == 422
+    [error] = response.json()["errors"]
+    assert error == {
+        "path": "nodes[1] (triagem_setor_juridico).queue",
+        "code": "unknown_queue",
+        "message": "O nó `triagem_setor_juridico` atribui sua tarefa à fila "
+        "`esic_like.nowhere`, que não está registrada.",
+    }
+
+
+async def test_a_definition_error_reads_in_english_on_request(api: Api) -> None:
+    response = await api.client.post(
+        "/api/v1/workflows",
+        json=_with_unknown_queue(),
+        headers={**api.auth(), "Accept-Language": "en"},
+    )
+    assert response.status_code == 422
+    [error] = response.json()["errors"]
+    assert (error["code"], error["message"]) == (
+        "unknown_queue",
+        "Node `triagem_setor_juridico` assigns its task to queue `esic_like.nowhere`, "
+        "which is not registered.",
+    )
+
+
 async def test_publishing_needs_the_publish_permission(api: Api) -> None:
     response = await api.client.post(
         "/api/v1/workflows", json=DEFINITION, headers=api.auth("reader")

@@ -140,6 +140,46 @@ def test_publishing_a_bad_bpmn_file_is_a_one_line_refusal(
     assert result.stderr.splitlines()[0] == "publishing broken.bpmn..."
 
 
+NAMELESS_TASK = {
+    "format": 1,
+    "key": "cli.nameless",
+    "name": "Sem nome",
+    "protocol_prefix": "CLI",
+    "nodes": [
+        {"id": "inicio", "type": "start", "next": "analise"},
+        {"id": "analise", "type": "user_task", "queue": "cli.nowhere", "next": "fim"},
+        {"id": "fim", "type": "end"},
+    ],
+}
+
+
+def test_an_invalid_definition_is_refused_in_portuguese_naming_the_node(
+    database_url: str, tmp_path: Path
+) -> None:
+    source = tmp_path / "nameless.json"
+    source.write_text(json.dumps(NAMELESS_TASK))
+    result = run("workflow", "publish", str(source), database_url=database_url)
+    line = error_line(result)
+    assert result.returncode == 1
+    assert line.startswith("erro: A definição tem problemas"), line
+    assert "nodes[1] (analise).name: O nó `analise` é trabalhado por uma pessoa" in line
+    assert "nodes[1] (analise).queue: O nó `analise` atribui sua tarefa à fila `cli.nowhere`" in (
+        line
+    )
+
+
+def test_an_invalid_definition_is_refused_in_english_with_tramita_lang(
+    database_url: str, tmp_path: Path
+) -> None:
+    source = tmp_path / "nameless.json"
+    source.write_text(json.dumps(NAMELESS_TASK))
+    result = run("workflow", "publish", str(source), database_url=database_url, TRAMITA_LANG="en")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    [line] = [x for x in result.stderr.splitlines() if x.startswith("error: ")]
+    assert "nodes[1] (analise).name: Node `analise` is worked on by a person" in line
+
+
 def test_an_unexpected_error_names_its_class_and_exits_70() -> None:
     message, code = describe(KeyError("secret value"))
     assert code == EXIT_SOFTWARE

@@ -4,6 +4,7 @@ mapping fields, without a browser (``test_migration_wizard.py`` walks the pages)
 from __future__ import annotations
 
 from contracts.errors import FieldError
+from core import i18n
 from services.workflow.runtime.migration_plan import (
     Blocker,
     InstancePlan,
@@ -42,7 +43,7 @@ def test_a_version_the_definition_does_not_have_is_refused_on_its_field() -> Non
     versions, problems = parse_versions(_fields(from_version="1", to_version="7"), [1, 2])
     assert versions is None
     assert problems == [
-        Problem("to_version", "Versão de destino", "A versão 7 não existe nesta definição.")
+        Problem("to_version", "Versão de destino", "A versão 7 não existe neste fluxo.")
     ]
 
 
@@ -69,7 +70,15 @@ def test_two_existing_distinct_versions_are_accepted() -> None:
 def test_an_unknown_definition_is_refused() -> None:
     key, problems = parse_definition(_fields(definition="outra.coisa"), ["teste.migracao"])
     assert key is None
-    assert [(p.field, p.message) for p in problems] == [("definition", "Definição desconhecida.")]
+    assert [(p.field, p.message) for p in problems] == [("definition", "Fluxo desconhecido.")]
+
+
+def test_the_form_problems_read_in_english_on_request() -> None:
+    with i18n.using("en"):
+        _, problems = parse_definition(_fields(definition="outra.coisa"), ["teste.migracao"])
+        _, reason = parse_reason(_fields(reason=""))
+    assert [(p.label, p.message) for p in problems] == [("Definition", "Unknown definition.")]
+    assert [p.message for p in reason] == ["Give the reason for the migration."]
 
 
 def test_an_id_that_is_not_a_candidate_is_refused_naming_it() -> None:

@@ -45,7 +45,7 @@ async def test_an_act_is_reviewed_approved_published_and_followed_by_the_citizen
     violations["task-with-errors"] = await serious_violations(page)
     await shoot(page, "03-task-validation-error")
 
-    await page.get_by_label("Aprovar").check()
+    await page.get_by_label("Enviar para aprovação").check()
     await page.get_by_role("button", name="Concluir tarefa").click()
     await expect(page.get_by_role("status")).to_have_text("Tarefa concluída.")
     await site.service.delivery.drain()
@@ -55,7 +55,7 @@ async def test_an_act_is_reviewed_approved_published_and_followed_by_the_citizen
     await _open_task_of(page, "Aprovar")
     violations["task"] = await serious_violations(page)
     await shoot(page, "04-task")
-    await page.get_by_label("Aprovar").check()
+    await page.get_by_label("Aprovar a publicação").check()
     await page.get_by_role("button", name="Concluir tarefa").click()
     await expect(page.get_by_role("status")).to_have_text("Tarefa concluída.")
     await site.service.delivery.drain()

@@ -23,6 +23,10 @@ only shrinks: a new template must go through the catalog."""
 READ_ATTRIBUTES = {"aria-label", "title", "alt", "placeholder", "data-label"}
 JINJA = re.compile(r"\{#.*?#\}|\{%.*?%\}|\{\{.*?\}\}", re.S)
 WORD = re.compile(r"[A-Za-zÀ-ÿ]{2,}")
+EXPRESSION = re.compile(r"\{%.*?%\}|\{\{.*?\}\}", re.S)
+_STRING = r"(?:\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*')"
+CATALOG_CALL = re.compile(rf"\b(?:_|gettext|ngettext)\(\s*{_STRING}(?:\s*,\s*{_STRING})?", re.S)
+STRING = re.compile(_STRING, re.S)
 
 
 class _Visible(HTMLParser):
@@ -53,10 +57,23 @@ def literal_text(template: Path) -> list[str]:
     """Words of ``template`` that a person reads and that do not come from the catalog."""
     parser = _Visible()
     parser.feed(JINJA.sub(" ", template.read_text()))
-    words = []
+    words: list[str] = []
     for chunk in parser.found:
         words.extend(w for w in WORD.findall(chunk) if w not in PROPER_NAMES)
     return words
+
+
+def literal_strings(template: Path) -> list[str]:
+    """String literals in the template's Jinja expressions that read as words a person sees
+    (a capitalised word: ``{{ 'Yes' if x else 'No' }}``; codes such as ``pt_BR`` are not) and
+    are not a catalog msgid."""
+    found = []
+    for expression in EXPRESSION.findall(template.read_text()):
+        for literal in STRING.findall(CATALOG_CALL.sub(" ", expression)):
+            words: list[str] = WORD.findall(literal)
+            if any(w.istitle() and w not in PROPER_NAMES for w in words):
+                found.append(literal[1:-1])
+    return found
 
 
 def _templates() -> list[Path]:
@@ -69,6 +86,21 @@ def test_a_template_shows_no_text_outside_the_catalog(template: Path) -> None:
         assert literal_text(template), f"{template.name} is translated: take it off the list"
         return
     assert literal_text(template) == []
+
+
+@pytest.mark.parametrize("template", _templates(), ids=lambda p: p.name)
+def test_a_template_expression_shows_no_words_outside_the_catalog(template: Path) -> None:
+    assert literal_strings(template) == []
+
+
+def test_the_checker_finds_words_in_expressions(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(
+        '{{ \'Yes\' if ok else "No" }} {{ _("A <a href=\\"#x\\">Link</a>") }}'
+        "{{ ngettext('%(num)s Day', '%(num)s Days', n) }} {{ 'field invalid' }}"
+        "{% for c, n in [('en', 'English')] %}{% endfor %}"
+    )
+    assert literal_strings(page) == ["Yes", "No"]
 
 
 def test_the_checker_finds_literal_text(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from wfkit import COMPILER, KNOWN, TABLES
 
 from contracts.errors import DefinitionInvalid
 from services.workflow.definition import compile_definition, parse_definition
+from services.workflow.definition.model import canonical_json
 
 
 def _nameless(kind: str, name: Any = None) -> dict[str, Any]:
@@ -47,3 +48,28 @@ def test_publishing_refuses_and_a_stored_version_still_compiles() -> None:
     assert [e.code for e in caught.value.errors] == ["missing_name"]
     model = compile_definition(defn, KNOWN, COMPILER, TABLES, stored=True)
     assert "work" in model.nodes
+
+
+def _named_outcomes(names: dict[str, str]) -> dict[str, Any]:
+    node = task("work", {"ok": "finish", "no": "finish"})
+    node["outcome_names"] = names
+    doc: dict[str, Any] = flow(start(), node, end())
+    return doc
+
+
+def test_outcome_names_publish_and_name_real_outcomes() -> None:
+    assert errors_of(_named_outcomes({"ok": "Deferir", "no": "Indeferir"})) == []
+    error = one(_named_outcomes({"ok": "Deferir", "maybe": "Talvez"}), "unknown_outcome", "work")
+    assert error.path == "nodes[1] (work).outcome_names.maybe"
+
+
+def test_a_blank_outcome_name_is_refused() -> None:
+    error = one(_named_outcomes({"ok": "  "}), "missing_name", "work")
+    assert error.path == "nodes[1] (work).outcome_names.ok"
+
+
+def test_outcome_names_leave_the_checksum_of_a_definition_without_them_alone() -> None:
+    doc = flow(start(), task("work", {"ok": "finish", "no": "finish"}), end())
+    assert b"outcome_names" not in canonical_json(parse_definition(doc))
+    named = canonical_json(parse_definition(_named_outcomes({"ok": "Deferir"})))
+    assert b'"outcome_names":{"ok":"Deferir"}' in named

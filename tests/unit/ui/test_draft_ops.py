@@ -184,6 +184,22 @@ def test_connecting_an_approval_needs_an_outcome_and_an_end_has_no_exits() -> No
     assert list(from_end.value.errors) == ["target"]
 
 
+def test_an_outcome_gets_the_name_people_read_and_loses_it_with_its_transition() -> None:
+    doc = connect(_gateway(), "review", "done", outcome="grant", outcome_name=" Deferir ").document
+    assert find(doc, "review")["outcome_names"] == {"grant": "Deferir"}
+    key = "outcome.grant"
+    assert "outcome_names" not in find(disconnect(doc, "review", key).document, "review")
+
+
+def test_an_outcome_name_needs_its_outcome_and_at_most_two_hundred_characters() -> None:
+    with pytest.raises(OpError) as no_outcome:
+        connect(_gateway(), "sign", "done", outcome_name="Deferir")
+    with pytest.raises(OpError) as too_long:
+        connect(_gateway(), "review", "done", outcome="grant", outcome_name="x" * 201)
+    assert list(no_outcome.value.errors) == ["outcome_name"]
+    assert list(too_long.value.errors) == ["outcome_name"]
+
+
 def test_connecting_to_an_unknown_target_or_with_a_misplaced_condition_is_refused() -> None:
     with pytest.raises(OpError) as refused:
         connect(_gateway(), "start", "nowhere", condition="x > 1")

@@ -136,9 +136,5 @@ def remap_errors(
     remapped = []
     for error in errors:
         origin = _origin_for(error.path, definition, sources)
-        remapped.append(
-            FieldError(
-                path=f"{origin.describe()} [{error.path}]", code=error.code, message=error.message
-            )
-        )
+        remapped.append(msgspec.structs.replace(error, path=f"{origin.describe()} [{error.path}]"))
     return remapped
