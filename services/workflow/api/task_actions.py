@@ -13,7 +13,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from uuid import UUID
 
 import msgspec
-from litestar import Controller, Request, get, post
+from litestar import Controller, Request, Response, get, post
+from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter, QueryParameter
 from msgspec import Meta
 
@@ -22,9 +23,11 @@ from contracts.workflow.types import TaskStatus, TaskView
 from core.auth import actor_of, requires
 from services.workflow.api.deps import platform_of
 from services.workflow.api.human_deps import idempotency_key_of, inbox_of, scope_of, tasks_of
+from services.workflow.api.operation_runs import OPERATIONS_KEY, OperationView, view_of
 from services.workflow.api.ports import MAX_PAGE
 from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION, BulkItem
 from services.workflow.runtime.inbox import InboxPage, InboxQuery, SortKey
+from services.workflow.runtime.operations import OperationService
 from services.workflow.runtime.units import SUPERVISE_PERMISSION
 
 NO_NUL = r"^[^\x00]*$"
@@ -95,6 +98,20 @@ class BulkResult(msgspec.Struct, frozen=True, kw_only=True):
     """One entry per distinct task, in request order; ``ok`` false carries the problem."""
 
     items: list[BulkItem]
+
+
+def _operation_kind(data: BulkBody) -> str:
+    """The operation that does ``data`` in the background: a reassignment to a queue is a
+    forward, to a person an assignment (the kinds the pages start too)."""
+    if isinstance(data, BulkReassign):
+        return "bulk_forward" if data.to_queue is not None else "bulk_assign"
+    return "bulk_claim" if isinstance(data, BulkClaim) else "bulk_abandon"
+
+
+def _operation_params(data: BulkBody) -> dict[str, Any]:
+    if isinstance(data, BulkReassign):
+        return {"to_queue": data.to_queue, "to_user": data.to_user}
+    return {"to_queue": None, "to_user": None}
 
 
 def _utc(name: str, value: datetime | None) -> datetime | None:
@@ -234,13 +251,42 @@ class TaskInboxController(Controller):
             idempotency_key=idempotency_key_of(request),
         )
 
-    @post("/bulk", guards=[requires("workflow.tasks")], status_code=200)
-    async def bulk(self, request: Request[Any, Any, Any], data: JSONBody[BulkBody]) -> BulkResult:
-        """Each task in its own transaction: one refusal never undoes the others."""
+    @post(
+        "/bulk",
+        guards=[requires("workflow.tasks")],
+        status_code=200,
+        responses={
+            202: ResponseSpec(
+                data_container=OperationView,
+                description=(
+                    "More tasks than the threshold: the action runs in the background as an "
+                    "operation (follow it at /api/v1/operations/{id})."
+                ),
+                generate_examples=False,
+            )
+        },
+    )
+    async def bulk(
+        self, request: Request[Any, Any, Any], data: JSONBody[BulkBody]
+    ) -> Response[BulkResult]:
+        """Each task in its own transaction: one refusal never undoes the others. Past the
+        threshold (``TRAMITA_WF_OPERATION_THRESHOLD``) the same action starts a background
+        operation instead and answers 202 with it, like the inbox page."""
         tasks, actor, key = tasks_of(request), actor_of(request), idempotency_key_of(request)
-        ids = [str(i) for i in data.task_ids]
+        ids = list(dict.fromkeys(str(i) for i in data.task_ids))
         if isinstance(data, BulkReassign):
             _one_target(data.to_user, data.to_queue)
+        operations: OperationService | None = platform_of(request).extras.get(OPERATIONS_KEY)
+        if operations is not None and operations.in_background(len(ids)):
+            started = await operations.start(
+                _operation_kind(data),
+                ids,
+                actor=actor,
+                params=_operation_params(data),
+            )
+            accepted: Response[Any] = Response(view_of(started), status_code=202)
+            return accepted
+        if isinstance(data, BulkReassign):
             items = await tasks.bulk_reassign(
                 ids, actor=actor, to_user=data.to_user, to_queue=data.to_queue, idempotency_key=key
             )
@@ -248,4 +294,4 @@ class TaskInboxController(Controller):
             items = await tasks.bulk_claim(ids, actor=actor, idempotency_key=key)
         else:
             items = await tasks.bulk_abandon(ids, actor=actor, idempotency_key=key)
-        return BulkResult(items=items)
+        return Response(BulkResult(items=items), status_code=200)

@@ -25,7 +25,7 @@ operations = sa.Table(
     metadata,
     sa.Column("id", UUIDStr, primary_key=True),
     sa.Column("tenant", sa.String(50), nullable=False),
-    # ``migration`` or ``bulk_claim`` / ``bulk_forward`` / ``bulk_assign``.
+    # ``migration`` or ``bulk_claim`` / ``bulk_forward`` / ``bulk_assign`` / ``bulk_abandon``.
     sa.Column("kind", sa.String(40), nullable=False),
     sa.Column("started_by", sa.String(100), nullable=False),
     sa.Column("started_by_kind", sa.String(20), nullable=False),

@@ -16,8 +16,14 @@ import msgspec
 
 from contracts.kernel import Actor
 
-OPERATION_KINDS = ("migration", "bulk_claim", "bulk_forward", "bulk_assign")
-OperationKind = Literal["migration", "bulk_claim", "bulk_forward", "bulk_assign"]
+OPERATION_KINDS = (
+    "migration",
+    "bulk_claim",
+    "bulk_forward",
+    "bulk_assign",
+    "bulk_abandon",
+)
+OperationKind = Literal["migration", "bulk_claim", "bulk_forward", "bulk_assign", "bulk_abandon"]
 OperationStatus = Literal["queued", "running", "finished", "failed", "cancelled"]
 ACTIVE: tuple[OperationStatus, ...] = ("queued", "running")
 PARAMS_FORMAT = 1

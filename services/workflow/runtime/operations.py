@@ -324,6 +324,8 @@ class OperationService:
             key = task_key(operation.id, task_id)
             if operation.kind == "bulk_claim":
                 await self._tasks.claim(task_id, actor=actor, idempotency_key=key)
+            elif operation.kind == "bulk_abandon":
+                await self._tasks.abandon(task_id, actor=actor, idempotency_key=key)
             else:
                 await self._tasks.forward(
                     task_id,

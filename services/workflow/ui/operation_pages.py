@@ -47,6 +47,7 @@ KIND_TEXT = {
     "bulk_claim": N_("Claim tasks in bulk"),
     "bulk_forward": N_("Forward tasks in bulk"),
     "bulk_assign": N_("Assign tasks in bulk"),
+    "bulk_abandon": N_("Give tasks back in bulk"),
 }
 STATUS_TEXT = {
     "queued": N_("Waiting to start"),
