@@ -248,6 +248,7 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         chunk=config.operation_chunk,
         threshold=config.operation_threshold,
         always=config.background_always,
+        abandon_letter=engine.abandon,
     )
     dispatcher = Dispatcher(
         executor, platform.registrations.subjects, uow, clock, operations=operations.run

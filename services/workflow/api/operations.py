@@ -1,21 +1,48 @@
-"""Operators' routes: dead letters (list, show, reprocess, abandon) and an instance's audit."""
+"""Operators' routes: dead letters (list, show, reprocess, abandon one or many) and an
+instance's audit."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from litestar import Controller, Request, get, post
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
 from contracts.errors import NotFound
 from contracts.workflow.types import InstanceView
 from core.auth import actor_of, requires
 from services.workflow.api.deps import engine_of, reads_of
+from services.workflow.api.operation_runs import OperationView, operations_of, view_of
 from services.workflow.api.ports import MAX_PAGE, AuditView, DeadLetterView
-from services.workflow.api.schemas import AbandonBody, DeadLetterPage
+from services.workflow.api.schemas import AbandonBody, DeadLetterPage, Reason
+from services.workflow.runtime.operations import MAX_ITEMS
 
 LetterStatus = Literal["open", "reprocessed", "abandoned", "repaired", "cancelled", "all"]
+
+
+class AbandonLettersBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Dead letters to give up, with the reason (audited on each case)."""
+
+    letter_ids: Annotated[list[UUID], msgspec.Meta(min_length=1, max_length=MAX_ITEMS)]
+    reason: Reason
+
+
+class LetterResult(msgspec.Struct, frozen=True, kw_only=True):
+    """One letter: given up (``ok``), or refused with a fixed ``code`` and the problem type."""
+
+    dead_letter_id: str
+    ok: bool
+    code: str | None = None
+    problem: str | None = None
+
+
+class AbandonLettersResult(msgspec.Struct, frozen=True, kw_only=True):
+    """One entry per distinct letter, in request order."""
+
+    items: list[LetterResult]
 
 
 class DeadLetterController(Controller):
@@ -51,6 +78,50 @@ class DeadLetterController(Controller):
     ) -> InstanceView:
         """Back on the same node: same instance, protocol, trail and idempotency key."""
         return await engine_of(request).reprocess(str(letter_id), actor=actor_of(request))
+
+    @post(
+        "/abandon",
+        guards=[requires("workflow.operate")],
+        status_code=200,
+        responses={
+            202: ResponseSpec(
+                data_container=OperationView,
+                description=(
+                    "More letters than the threshold: they are given up in the background as an "
+                    "operation (follow it at /api/v1/operations/{id})."
+                ),
+                generate_examples=False,
+            )
+        },
+    )
+    async def abandon_many(
+        self, request: Request[Any, Any, Any], data: JSONBody[AbandonLettersBody]
+    ) -> Response[AbandonLettersResult]:
+        """Give up several dead letters, each in its own transaction (a refusal never undoes the
+        others). Past ``TRAMITA_WF_OPERATION_THRESHOLD`` letters this starts a background
+        operation (``dead_letter_abandon``) and answers 202 with it; the same letters sent again
+        by the same person while it runs answer that operation."""
+        operations, actor = operations_of(request), actor_of(request)
+        ids = list(dict.fromkeys(str(i) for i in data.letter_ids))
+        if operations.in_background(len(ids)):
+            started = await operations.start(
+                "dead_letter_abandon", ids, actor=actor, reason=data.reason
+            )
+            accepted: Response[Any] = Response(view_of(started), status_code=202)
+            return accepted
+        items = await operations.abandon_letters_now(ids, actor=actor, reason=data.reason)
+        result = AbandonLettersResult(
+            items=[
+                LetterResult(
+                    dead_letter_id=i.item_id,
+                    ok=i.outcome == "done",
+                    code=i.code,
+                    problem=None if i.detail is None else str(i.detail.get("problem")),
+                )
+                for i in items
+            ]
+        )
+        return Response(result, status_code=200)
 
     @post("/{letter_id:uuid}/abandon", guards=[requires("workflow.operate")], status_code=200)
     async def abandon(

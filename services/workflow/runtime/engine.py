@@ -7,7 +7,7 @@ timers, audit, outbox) in one transaction and lets delivery pick the work up aft
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, tzinfo
 from typing import Any
 
@@ -531,15 +531,33 @@ class Engine:
         )
         return instance_view(record, with_context=True)
 
-    async def abandon(self, dead_letter_id: str, *, actor: Actor, reason: str) -> InstanceView:
-        """Give up on a dead-lettered step: the instance fails and its saga compensates."""
+    async def abandon(
+        self,
+        dead_letter_id: str,
+        *,
+        actor: Actor,
+        reason: str,
+        before_commit: Callable[[UnitOfWork], Awaitable[None]] | None = None,
+    ) -> InstanceView:
+        """Give up on a dead-lettered step: the instance fails and its saga compensates. A
+        letter already handled (reprocessed, abandoned, closed with its case) is refused with
+        ``code`` ``dead_letter_handled``. ``before_commit`` runs in the same transaction (a
+        background operation records its item there, so the two commit together)."""
         async with self._uow() as uow:
             letter = await uow.get_dead_letter(dead_letter_id)
         if letter is None:
             raise NotFound("unknown dead letter", dead_letter_id=dead_letter_id)
+        if letter["status"] != "open":
+            raise InvalidTransition(
+                "the dead letter was already handled",
+                dead_letter_id=dead_letter_id,
+                code="dead_letter_handled",
+            )
 
         async def resolve(uow: UnitOfWork, record: InstanceRecord) -> None:
             await uow.resolve_dead_letter(dead_letter_id, "abandoned", self.clock.now())
+            if before_commit is not None:
+                await before_commit(uow)
 
         record = await self.advance(
             letter["instance_id"],

@@ -1,20 +1,23 @@
 """What a long operation (batch job) is, as the runtime, the pages and the API see it.
 
 An :class:`Operation` is one durable run over a list of items (instance ids for a migration,
-task ids for a bulk action), started by a person with a reason. Its progress (``done``,
-``refused``) counts the :class:`OperationItem` rows, which are written once per item: the items
-still to do are ``items`` without a row. ``OperationStore`` is the SQL behind it, bound to a unit
-of work's connection so an item's row can commit with the item's own effect.
+task ids for a bulk action, dead letter ids for a bulk abandon), started by a person with a
+reason. Its progress (``done``, ``refused``) counts the :class:`OperationItem` rows, which are
+written once per item: the items still to do are ``items`` without a row. ``OperationStore`` is
+the SQL behind it, bound to a unit of work's connection so an item's row can commit with the
+item's own effect.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
 import msgspec
 
 from contracts.kernel import Actor
+from services.workflow.runtime.ports import UnitOfWork
 
 OPERATION_KINDS = (
     "migration",
@@ -22,8 +25,11 @@ OPERATION_KINDS = (
     "bulk_forward",
     "bulk_assign",
     "bulk_abandon",
+    "dead_letter_abandon",
 )
-OperationKind = Literal["migration", "bulk_claim", "bulk_forward", "bulk_assign", "bulk_abandon"]
+OperationKind = Literal[
+    "migration", "bulk_claim", "bulk_forward", "bulk_assign", "bulk_abandon", "dead_letter_abandon"
+]
 OperationStatus = Literal["queued", "running", "finished", "failed", "cancelled"]
 ACTIVE: tuple[OperationStatus, ...] = ("queued", "running")
 PARAMS_FORMAT = 1
@@ -83,6 +89,21 @@ class OperationItem(msgspec.Struct, frozen=True, kw_only=True):
     code: str | None = None
     detail: dict[str, Any] | None = None
     at: datetime
+
+
+class AbandonLetter(Protocol):
+    """Give up one dead letter (``Engine.abandon``), running ``before_commit`` in its
+    transaction; refuses a letter already handled."""
+
+    async def __call__(
+        self,
+        letter_id: str,
+        /,
+        *,
+        actor: Actor,
+        reason: str,
+        before_commit: Callable[[UnitOfWork], Awaitable[None]],
+    ) -> object: ...
 
 
 class OperationStore(Protocol):

@@ -26,7 +26,13 @@ from typing import Any
 
 import structlog
 
-from contracts.errors import BadRequest, InvalidTransition, NotFound, TramitaError
+from contracts.errors import (
+    BadRequest,
+    InvalidTransition,
+    NotFound,
+    ServiceUnavailable,
+    TramitaError,
+)
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen
 from services.workflow.runtime.human import TaskService
 from services.workflow.runtime.migration import Migrator, Prepared
@@ -35,6 +41,7 @@ from services.workflow.runtime.naming import OPERATION_TOPIC
 from services.workflow.runtime.operation_ports import (
     OPERATION_KINDS,
     PARAMS_FORMAT,
+    AbandonLetter,
     Operation,
     OperationItem,
     OperationStore,
@@ -86,6 +93,7 @@ class OperationService:
         chunk: int = 50,
         threshold: int = 50,
         always: bool = False,
+        abandon_letter: AbandonLetter | None = None,
     ) -> None:
         self._uow = uow_factory
         self._store = store
@@ -100,6 +108,7 @@ class OperationService:
         self.chunk = max(1, chunk)
         self.threshold = threshold
         self.always = always
+        self._abandon_letter = abandon_letter
 
     def in_background(self, count: int) -> bool:
         """Whether pages run a selection of ``count`` items as an operation (past the
@@ -125,6 +134,8 @@ class OperationService:
         unique = list(dict.fromkeys(str(i) for i in items))
         if not unique or len(unique) > MAX_ITEMS:
             raise BadRequest("an operation needs 1 to 10000 items", code="invalid_items")
+        if kind == "dead_letter_abandon" and not (reason or "").strip():
+            raise BadRequest("giving up dead letters needs a reason", code="missing_reason")
         now = self._clock.now()
         own = dict(params or {})
         operation = Operation(
@@ -207,6 +218,33 @@ class OperationService:
             )
             await uow.commit()
         return await self.get(operation_id)
+
+    async def abandon_letters_now(
+        self, letter_ids: Sequence[str], *, actor: Actor, reason: str
+    ) -> list[OperationItem]:
+        """Give up each dead letter inside the caller's request, each in its own transaction
+        (one refusal never undoes the others), answering one item per distinct letter in the
+        order given, refused ones with the same codes a background run records. For selections
+        up to the threshold; past it, ``start("dead_letter_abandon", ...)``."""
+        abandon = self._abandon_letter
+        if abandon is None:
+            raise ServiceUnavailable("dead letters are not wired", port="abandon_letter")
+        if not reason.strip():
+            raise BadRequest("giving up dead letters needs a reason", code="missing_reason")
+
+        async def nothing(_uow: UnitOfWork) -> None:
+            return None
+
+        items: list[OperationItem] = []
+        for position, letter_id in enumerate(dict.fromkeys(str(i) for i in letter_ids)):
+            try:
+                await abandon(letter_id, actor=actor, reason=reason, before_commit=nothing)
+                items.append(self._item(letter_id, position, None, None))
+            except TramitaError as exc:
+                if exc.status >= 500:
+                    raise
+                items.append(self._refused(letter_id, position, exc))
+        return items
 
     # --- running -------------------------------------------------------------------------------
 
@@ -313,7 +351,43 @@ class OperationService:
     async def _item_runner(self, operation: Operation, runner: str) -> ItemRun:
         if operation.kind == "migration":
             return await self._migration(operation, runner)
+        if operation.kind == "dead_letter_abandon":
+            return self._dead_letters(operation, runner)
         return self._bulk(operation)
+
+    def _dead_letters(self, operation: Operation, runner: str) -> ItemRun:
+        """Each letter abandoned with the operation's reason; its item row commits with the
+        abandon, so a runner that dies in between never gives a letter up twice (a letter
+        already handled is refused with ``dead_letter_handled``)."""
+        abandon = self._abandon_letter
+        if abandon is None:
+            raise ServiceUnavailable("dead letters are not wired", port="abandon_letter")
+        reason = operation.reason or ""
+
+        async def one(letter_id: str, position: int) -> None:
+            async def before_commit(uow: UnitOfWork) -> None:
+                item = self._item(letter_id, position, None, None)
+                if not await self._store(uow).record(operation.id, item, runner=runner):
+                    raise InvalidTransition(
+                        "the operation is no longer held", code="operation_over"
+                    )
+
+            try:
+                await abandon(
+                    letter_id, actor=operation.actor, reason=reason, before_commit=before_commit
+                )
+                return
+            except TramitaError as exc:
+                if exc.fields.get("code") == "operation_over":
+                    return
+                if exc.status >= 500:
+                    raise
+                item = self._refused(letter_id, position, exc)
+            async with self._uow() as uow:
+                await self._store(uow).record(operation.id, item, runner=None)
+                await uow.commit()
+
+        return one
 
     def _bulk(self, operation: Operation) -> ItemRun:
         params, actor = operation.params, operation.actor

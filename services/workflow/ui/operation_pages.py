@@ -32,7 +32,7 @@ from services.workflow.api.operation_runs import (
 from services.workflow.runtime.operation_ports import Operation, OperationItem
 from services.workflow.ui.actions import Action, perform, show
 from services.workflow.ui.bulk import FALLBACK, REASONS
-from services.workflow.ui.deps import engine_of, inbox_of
+from services.workflow.ui.deps import engine_of, inbox_of, reads_of
 from services.workflow.ui.migration_views import BLOCKER_TEXT
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import page, see_other, session_user, ui_actor
@@ -48,6 +48,7 @@ KIND_TEXT = {
     "bulk_forward": N_("Forward tasks in bulk"),
     "bulk_assign": N_("Assign tasks in bulk"),
     "bulk_abandon": N_("Give tasks back in bulk"),
+    "dead_letter_abandon": N_("Give up failed steps in bulk"),
 }
 STATUS_TEXT = {
     "queued": N_("Waiting to start"),
@@ -60,6 +61,15 @@ PROBLEM_TEXT = {
     "concurrent-modification": N_("the case changed while it was being migrated"),
     "not-found": N_("case not found"),
     "failed": N_("Refused."),
+}
+
+
+LETTER_TEXT = {
+    "dead_letter_handled": N_(
+        "The step was already handled (run again, given up, or closed with its case)."
+    ),
+    "not-found": N_("Unknown dead letter."),
+    "invalid-transition": N_("The case is no longer running."),
 }
 
 
@@ -78,6 +88,13 @@ def _page_guard() -> Any:
     return guard
 
 
+def letter_refusal(item: OperationItem) -> str:
+    """Why a dead letter was not given up (its code, else its problem type)."""
+    problem = str((item.detail or {}).get("problem") or "")
+    text = LETTER_TEXT.get(item.code or "") or LETTER_TEXT.get(problem) or FALLBACK
+    return gettext(text)
+
+
 def kind_text(kind: str) -> str:
     return gettext(KIND_TEXT[kind]) if kind in KIND_TEXT else kind
 
@@ -92,6 +109,8 @@ def refusal_text(kind: str, item: OperationItem) -> str:
     if kind == "migration":
         text = BLOCKER_TEXT.get(code) or PROBLEM_TEXT.get(code)
         return gettext(text) if text else gettext(FALLBACK)
+    if kind == "dead_letter_abandon":
+        return letter_refusal(item)
     who = (item.detail or {}).get("who")
     found = REASONS.get(f"{code}:{who}") or REASONS.get(code) or FALLBACK
     return gettext(found)
@@ -112,10 +131,30 @@ async def _labels(
                 continue
             out[item_id] = (view.protocol, f"/cms/workflow/instances/{view.id}")
         return out
+    if operation.kind == "dead_letter_abandon":
+        return await letter_labels(request, ids)
     views = await inbox_of(request).views([i for i in ids if _is_uuid(i)])
     for task_id, task in views.items():
         link = f"/cms/workflow/instances/{task.instance_id}/tasks/{task.id}"
         out[task_id] = (task.protocol, link)
+    return out
+
+
+async def letter_labels(
+    request: Request[Any, Any, Any], ids: list[str]
+) -> dict[str, tuple[str, str | None]]:
+    """Dead letter id -> (its case's protocol or the id, link to the case)."""
+    out: dict[str, tuple[str, str | None]] = {i: (i, None) for i in ids}
+    reads, engine = reads_of(request), engine_of(request)
+    for letter_id in ids:
+        letter = await reads.dead_letter(letter_id) if _is_uuid(letter_id) else None
+        if letter is None:
+            continue
+        try:
+            view = await engine.status(letter.instance_id)
+        except TramitaError:
+            continue
+        out[letter_id] = (view.protocol, f"/cms/workflow/instances/{view.id}")
     return out
 
 

@@ -4,26 +4,36 @@ Reprocess puts the step back on its node (``Engine.reprocess``: the case goes on
 trail and idempotency key) — on the case page this is "run the failed step again". Abandon gives
 the step up (``Engine.abandon``: the case fails and its saga compensates). Both are confirmation
 pages with a required reason (``ui.actions``) and need ``workflow.operate``, like the API's.
+
+Several open letters can be given up at once: the list's checkboxes lead to one confirmation
+page (the selection travels in its URL). Up to the threshold each letter is given up inside the
+request and the answer lists each one, done or refused and why; past it
+(``OperationService.in_background``) an operation starts and the page goes to its progress.
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
+import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
 from contracts.errors import InvalidTransition, NotFound
 from core.i18n import gettext
 from core.localtime import datetime_text
+from services.workflow.api.operation_runs import operations_of
 from services.workflow.api.ports import DeadLetterView
+from services.workflow.runtime.operations import MAX_ITEMS
 from services.workflow.ui.actions import Action, perform, show
 from services.workflow.ui.deps import engine_of, reads_of
+from services.workflow.ui.operation_pages import OPERATIONS, letter_labels, letter_refusal
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 DEAD_LETTERS = "/cms/workflow/operations/dead-letters"
 STATUSES = ("open", "reprocessed", "abandoned", "repaired", "cancelled")
-MESSAGES = ("reprocessed", "abandoned")
+MESSAGES = ("reprocessed", "abandoned", "none_selected")
 
 
 async def _letter(request: Request[Any, Any, Any], letter_id: str) -> DeadLetterView:
@@ -73,6 +83,37 @@ def _abandon(letter: DeadLetterView, protocol: str, back: str) -> Action:
     )
 
 
+class LetterRow(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of a bulk answer: the letter's case and what happened to the letter."""
+
+    letter_id: str
+    case: str
+    link: str | None
+    ok: bool
+    reason: str | None
+
+
+def _selected(request: Request[Any, Any, Any]) -> list[str]:
+    ids = request.query_params.getall("letter_ids", [])
+    return list(dict.fromkeys(str(i) for i in ids if str(i).strip()))[:MAX_ITEMS]
+
+
+def _abandon_selected(ids: list[str]) -> Action:
+    return Action(
+        title=gettext("Give up %(count)s steps") % {"count": len(ids)},
+        intro=gettext(
+            "Each selected step is given up: its case fails and the steps already done are "
+            "compensated (undone) where the flow says how. A step already handled is left as it "
+            "is and reported. This cannot be undone."
+        ),
+        url=f"{DEAD_LETTERS}/abandon-selected?{urlencode([('letter_ids', i) for i in ids])}",
+        back=DEAD_LETTERS,
+        button=gettext("Give up the selected steps"),
+        facts=[(gettext("Selected steps"), str(len(ids)))],
+        danger=True,
+    )
+
+
 class OperationsController(Controller):
     path = DEAD_LETTERS
     include_in_schema = False
@@ -93,6 +134,49 @@ class OperationsController(Controller):
             statuses=STATUSES,
             msg=msg if msg in MESSAGES else None,
         )
+
+    @get("/abandon-selected")
+    async def abandon_selected_page(self, request: Request[Any, Any, Any]) -> Response[Any]:
+        ids = _selected(request)
+        if not ids:
+            return see_other(f"{DEAD_LETTERS}?msg=none_selected")
+        return show(request, _abandon_selected(ids))
+
+    @post("/abandon-selected", status_code=200)
+    async def abandon_selected(self, request: Request[Any, Any, Any]) -> Response[Any]:
+        ids = _selected(request)
+        if not ids:
+            return see_other(f"{DEAD_LETTERS}?msg=none_selected")
+        operations = operations_of(request)
+        actor = ui_actor(request)
+
+        async def act(reason: str, _form: Any) -> Response[Any]:
+            if operations.in_background(len(ids)):
+                started = await operations.start(
+                    "dead_letter_abandon", ids, actor=actor, reason=reason
+                )
+                return see_other(f"{OPERATIONS}/{started.id}")
+            items = await operations.abandon_letters_now(ids, actor=actor, reason=reason)
+            labels = await letter_labels(request, ids)
+            rows = [
+                LetterRow(
+                    letter_id=i.item_id,
+                    case=labels[i.item_id][0],
+                    link=labels[i.item_id][1],
+                    ok=i.outcome == "done",
+                    reason=None if i.outcome == "done" else letter_refusal(i),
+                )
+                for i in items
+            ]
+            return page(
+                request,
+                "dead_letters_result.html",
+                rows=rows,
+                done=sum(1 for r in rows if r.ok),
+                refused=sum(1 for r in rows if not r.ok),
+            )
+
+        return await perform(request, _abandon_selected(ids), act)
 
     @get("/{letter_id:str}/reprocess")
     async def reprocess_page(
