@@ -111,3 +111,44 @@ async def test_publishing_malformed_bpmn_is_a_client_error(api: Api) -> None:
     )
     assert response.status_code in (400, 422)
     assert "Traceback" not in response.text
+
+
+SCRIPT_BPMN = b"""<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="x">
+  <process id="p">
+    <startEvent id="start"/>
+    <scriptTask id="Script_calcula"/>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="Script_calcula"/>
+  </process>
+</definitions>
+"""
+
+
+async def _publish_script(api: Api, language: str) -> dict[str, object]:
+    response = await api.client.post(
+        "/api/v1/workflows/bpmn",
+        content=SCRIPT_BPMN,
+        headers=api.auth(**{"Content-Type": "application/bpmn+xml", "Accept-Language": language}),
+    )
+    assert response.status_code == 422, response.text
+    [error] = response.json()["errors"]
+    return dict(error)
+
+
+async def test_a_bpmn_import_error_reads_in_portuguese_naming_the_element(api: Api) -> None:
+    error = await _publish_script(api, "pt-BR")
+    assert error == {
+        "path": 'bpmn:scriptTask id="Script_calcula" line 5',
+        "code": "bpmn.unsupported.element",
+        "message": "bpmn:scriptTask está fora do subconjunto de BPMN que o Tramita importa "
+        "(scripts executam código, e o Tramita nunca executa código de um diagrama)",
+    }
+
+
+async def test_a_bpmn_import_error_reads_in_english_on_request(api: Api) -> None:
+    error = await _publish_script(api, "en")
+    assert (error["code"], error["message"]) == (
+        "bpmn.unsupported.element",
+        "bpmn:scriptTask is outside the BPMN subset Tramita imports "
+        "(scripts run code, and Tramita never runs code from a diagram)",
+    )

@@ -140,6 +140,46 @@ def test_publishing_a_bad_bpmn_file_is_a_one_line_refusal(
     assert result.stderr.splitlines()[0] == "publishing broken.bpmn..."
 
 
+SCRIPT_BPMN = """<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="x">
+  <process id="p">
+    <startEvent id="start"/>
+    <scriptTask id="Script_calcula"/>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="Script_calcula"/>
+  </process>
+</definitions>
+"""
+
+
+def test_a_bpmn_outside_the_subset_is_refused_in_portuguese_naming_the_element(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "script.bpmn"
+    source.write_text(SCRIPT_BPMN)
+    result = run("workflow", "publish", str(source))
+    line = error_line(result)
+    assert result.returncode == 1
+    assert line == (
+        "erro: O arquivo BPMN não pode ser importado; cada problema indica o elemento onde "
+        'está. (bpmn:scriptTask id="Script_calcula" line 5: bpmn:scriptTask está fora do '
+        "subconjunto de BPMN que o Tramita importa (scripts executam código, e o Tramita nunca "
+        "executa código de um diagrama))"
+    )
+
+
+def test_a_bpmn_outside_the_subset_is_refused_in_english_with_tramita_lang(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "script.bpmn"
+    source.write_text(SCRIPT_BPMN)
+    result = run("workflow", "publish", str(source), TRAMITA_LANG="en")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    [line] = [x for x in result.stderr.splitlines() if x.startswith("error: ")]
+    assert 'bpmn:scriptTask id="Script_calcula" line 5: bpmn:scriptTask is outside' in line
+    assert line.startswith("error: The BPMN file cannot be imported;")
+
+
 NAMELESS_TASK = {
     "format": 1,
     "key": "cli.nameless",

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from contracts.errors import FieldError
+from services.workflow.definition.messages import N_
 
 from .ids import is_ncname
 from .writer import xml_attribute_ok
@@ -46,20 +47,16 @@ def _targets(node: Mapping[str, Any]) -> Iterator[tuple[str, object]]:
 def check_exportable(definition: object) -> list[FieldError]:
     """Every reason the definition cannot become well-formed BPMN, with JSON paths."""
     if not isinstance(definition, Mapping) or not isinstance(definition.get("nodes"), list):
-        return [FieldError(path="nodes", code="bpmn.export.shape", message="nodes must be a list")]
+        return [FieldError.of("nodes", "bpmn.export.shape", N_("nodes must be a list"))]
     errors: list[FieldError] = []
     nodes: list[Any] = definition["nodes"]
     ids: set[str] = set()
     for index, node in enumerate(nodes):
         path = f"nodes[{index}]"
         if not isinstance(node, Mapping) or not is_ncname(node.get("id")):
-            errors.append(
-                FieldError(path=path, code="bpmn.export.id", message="each node needs a valid id")
-            )
+            errors.append(FieldError.of(path, "bpmn.export.id", N_("each node needs a valid id")))
         elif node["id"] in ids:
-            errors.append(
-                FieldError(path=path, code="bpmn.export.duplicate", message="the id is used twice")
-            )
+            errors.append(FieldError.of(path, "bpmn.export.duplicate", N_("the id is used twice")))
         else:
             ids.add(node["id"])
     for index, node in enumerate(nodes):
@@ -70,19 +67,19 @@ def check_exportable(definition: object) -> list[FieldError]:
         for outcome in outcomes if isinstance(outcomes, Mapping) else {}:
             if not outcome or not xml_attribute_ok(outcome) or outcome != outcome.strip():
                 errors.append(
-                    FieldError(
-                        path=f"{path}.outcomes",
-                        code="bpmn.export.outcome",
-                        message="outcome names must be non-empty text without surrounding spaces",
+                    FieldError.of(
+                        f"{path}.outcomes",
+                        "bpmn.export.outcome",
+                        N_("outcome names must be non-empty text without surrounding spaces"),
                     )
                 )
         for where, target in _targets(node):
             if not isinstance(target, str) or target not in ids:
                 errors.append(
-                    FieldError(
-                        path=f"{path}.{where}",
-                        code="bpmn.export.dangling",
-                        message="the reference does not name a node of this definition",
+                    FieldError.of(
+                        f"{path}.{where}",
+                        "bpmn.export.dangling",
+                        N_("the reference does not name a node of this definition"),
                     )
                 )
     return errors

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from services.workflow.definition.messages import N_
+
 from .namespaces import BPMN, BPMNDI, TRAMITA, split
 from .nodes import ELEMENT_TYPES
 from .sources import Problems
@@ -52,22 +54,32 @@ IGNORED_IN_PROCESS: Final = frozenset(
 _IGNORED_IN_COLLABORATION: Final = frozenset(
     {"documentation", "extensionElements", "textAnnotation", "association", "group"}
 )
-_LATER = "planned for a later phase, not part of the v1 subset"
-#: Why common elements are refused, so the message tells the modeler what to do instead.
+_CHOREOGRAPHY = N_("choreographies are outside the scope of an internal workflow")
+#: Why common elements are refused, so the message tells the modeler what to do instead
+#: (msgids: the reader sees them in their language).
 REASONS: Final = {
-    "scriptTask": "scripts run code, and Tramita never runs code from a diagram",
-    "inclusiveGateway": f"inclusive (OR) gateways are {_LATER}",
-    "eventBasedGateway": f"event-based gateways need message correlation, {_LATER}",
-    "complexGateway": "complex gateways are not supported",
-    "subProcess": f"subprocesses are {_LATER}",
-    "adHocSubProcess": f"ad-hoc subprocesses are {_LATER}",
-    "transaction": f"transactions and compensation are {_LATER}",
-    "callActivity": f"call activities are {_LATER}",
-    "choreography": "choreographies are outside the scope of an internal workflow",
-    "choreographyTask": "choreographies are outside the scope of an internal workflow",
-    "callChoreography": "choreographies are outside the scope of an internal workflow",
-    "subChoreography": "choreographies are outside the scope of an internal workflow",
-    "conversation": "conversations need several pools",
+    "scriptTask": N_("scripts run code, and Tramita never runs code from a diagram"),
+    "inclusiveGateway": N_(
+        "inclusive (OR) gateways are planned for a later phase, not part of the v1 subset"
+    ),
+    "eventBasedGateway": N_(
+        "event-based gateways need message correlation, planned for a later phase, not part "
+        "of the v1 subset"
+    ),
+    "complexGateway": N_("complex gateways are not supported"),
+    "subProcess": N_("subprocesses are planned for a later phase, not part of the v1 subset"),
+    "adHocSubProcess": N_(
+        "ad-hoc subprocesses are planned for a later phase, not part of the v1 subset"
+    ),
+    "transaction": N_(
+        "transactions and compensation are planned for a later phase, not part of the v1 subset"
+    ),
+    "callActivity": N_("call activities are planned for a later phase, not part of the v1 subset"),
+    "choreography": _CHOREOGRAPHY,
+    "choreographyTask": _CHOREOGRAPHY,
+    "callChoreography": _CHOREOGRAPHY,
+    "subChoreography": _CHOREOGRAPHY,
+    "conversation": N_("conversations need several pools"),
 }
 
 
@@ -85,12 +97,21 @@ class Scan:
 
 def _refuse(element: Any, problems: Problems, why: str = "") -> None:
     _, local = split(element.tag)
-    if not why and local in REASONS:
-        why = f" ({REASONS[local]})"
+    why = why or REASONS.get(local, "")
+    if not why:
+        problems.add(
+            element,
+            "unsupported.element",
+            N_("bpmn:%(element)s is outside the BPMN subset Tramita imports"),
+            element=local,
+        )
+        return
     problems.add(
         element,
         "unsupported.element",
-        f"bpmn:{local} is outside the BPMN subset Tramita imports{why}",
+        N_("bpmn:%(element)s is outside the BPMN subset Tramita imports (%(why_msg)s)"),
+        element=local,
+        why_msg=why,
     )
 
 
@@ -103,9 +124,9 @@ def _participant(collaboration: Any, problems: Problems) -> Any | None:
         if local == "participant":
             participants.append(child)
         else:
-            _refuse(child, problems, " (message flows and conversations need several pools)")
+            _refuse(child, problems, N_("message flows and conversations need several pools"))
     for extra in participants[1:]:
-        _refuse(extra, problems, " (only one pool is supported)")
+        _refuse(extra, problems, N_("only one pool is supported"))
     return participants[0] if participants else None
 
 
@@ -124,7 +145,7 @@ def _scan_root(root: Any, problems: Problems) -> tuple[list[Any], Any | None]:
             problems.add(
                 child,
                 "unsupported.import",
-                "bpmn:import is refused: a BPMN file is imported alone and nothing is fetched",
+                N_("bpmn:import is refused: a BPMN file is imported alone and nothing is fetched"),
             )
         elif local not in IGNORED_ROOT or namespace == TRAMITA:
             _refuse(child, problems)
@@ -136,24 +157,30 @@ def scan(root: Any, problems: Problems) -> Scan | None:
     namespace, local = split(root.tag)
     if (namespace, local) != (BPMN, "definitions"):
         problems.add(
-            root, "not_bpmn", f"the root element must be BPMN 2.0 definitions (namespace {BPMN})"
+            root,
+            "not_bpmn",
+            N_("the root element must be BPMN 2.0 definitions (namespace %(namespace)s)"),
+            namespace=BPMN,
         )
         return None
     processes, participant = _scan_root(root, problems)
     if not processes:
-        problems.add(root, "no_process", "the file has no bpmn:process")
+        problems.add(root, "no_process", N_("the file has no bpmn:process"))
         return None
     for extra in processes[1:]:
-        _refuse(extra, problems, " (only one process per file)")
+        _refuse(extra, problems, N_("only one process per file"))
     process = processes[0]
     if participant is not None and participant.get("processRef") not in (None, process.get("id")):
-        _refuse(participant, problems, " (its processRef names another process)")
+        _refuse(participant, problems, N_("its processRef names another process"))
     result = Scan(process, participant)
     for child in process:
         namespace, local = split(child.tag)
         if namespace == TRAMITA:
             problems.add(
-                child, "extension.misplaced", f"tramita:{local} must be inside extensionElements"
+                child,
+                "extension.misplaced",
+                N_("tramita:%(element)s must be inside extensionElements"),
+                element=local,
             )
         elif namespace != BPMN or local in IGNORED_IN_PROCESS:
             continue

@@ -15,6 +15,7 @@ from typing import Any, Final
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no stubs
 
 from contracts.errors import DefinitionInvalid
+from services.workflow.definition.messages import N_
 
 from .checks import check_exportable
 from .diagram import add_diagram
@@ -237,7 +238,7 @@ def export_bpmn(definition: Mapping[str, Any]) -> bytes:
     """
     errors = check_exportable(definition)
     if errors:
-        raise DefinitionInvalid("The definition cannot be exported to BPMN", errors=errors)
+        raise DefinitionInvalid(N_("The definition cannot be exported to BPMN."), errors=errors)
     exporter = _Exporter(definition)
     exporter.collect()
     root = etree.Element(q(BPMN, "definitions"), nsmap=EXPORT_NSMAP)

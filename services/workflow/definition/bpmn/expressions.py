@@ -14,6 +14,8 @@ import json
 import re
 from typing import Any, Final
 
+from services.workflow.definition.messages import N_
+
 from .namespaces import CEL_LANGUAGES, split
 from .sources import Problems
 
@@ -43,12 +45,13 @@ def read_condition(element: Any, problems: Problems) -> str | None:
         problems.add(
             element,
             "unsupported.expression_language",
-            f'expression language "{language}" is not CEL; Tramita evaluates only CEL',
+            N_('expression language "%(language)s" is not CEL; Tramita evaluates only CEL'),
+            language=str(language),
         )
         return None
     text = strip_wrappers("".join(element.itertext()))
     if not text:
-        problems.add(element, "flow.empty_condition", "the condition expression is empty")
+        problems.add(element, "flow.empty_condition", N_("the condition expression is empty"))
         return None
     return text
 
@@ -60,7 +63,8 @@ def read_time_date(element: Any, problems: Problems) -> str | None:
         problems.add(
             element,
             "unsupported.expression_language",
-            f'expression language "{language}" is not CEL; Tramita evaluates only CEL',
+            N_('expression language "%(language)s" is not CEL; Tramita evaluates only CEL'),
+            language=str(language),
         )
         return None
     raw = "".join(element.itertext()).strip()
@@ -68,7 +72,7 @@ def read_time_date(element: Any, problems: Problems) -> str | None:
         return json.dumps(raw)
     text = strip_wrappers(raw)
     if not text:
-        problems.add(element, "timer.empty", "the timer date is empty")
+        problems.add(element, "timer.empty", N_("the timer date is empty"))
         return None
     return text
 

@@ -18,6 +18,8 @@ from typing import Any, Final
 
 import msgspec
 
+from services.workflow.definition.messages import N_
+
 from .namespaces import CAMUNDA, TRAMITA, ZEEBE, q, split
 from .sources import Problems
 
@@ -83,16 +85,26 @@ def _read_child(child: Any, local: str, data: Tramita, problems: Problems) -> No
     elif local == "property":
         name = child.get("name")
         if not name:
-            problems.add(child, "extension.property_without_name", "tramita:property needs a name")
+            problems.add(
+                child, "extension.property_without_name", N_("tramita:property needs a name")
+            )
             return
         try:
             data.properties[str(name)] = msgspec.json.decode(text.encode())
         except msgspec.DecodeError:
             problems.add(
-                child, "extension.bad_json", f'tramita:property "{name}" does not hold valid JSON'
+                child,
+                "extension.bad_json",
+                N_('tramita:property "%(name)s" does not hold valid JSON'),
+                name=str(name),
             )
     else:
-        problems.add(child, "extension.unknown", f"tramita:{local} is not a known extension")
+        problems.add(
+            child,
+            "extension.unknown",
+            N_("tramita:%(name)s is not a known extension"),
+            name=local,
+        )
 
 
 def read_tramita(element: Any, problems: Problems) -> Tramita:
@@ -105,7 +117,12 @@ def read_tramita(element: Any, problems: Problems) -> Tramita:
         if local in _SCALAR_XML:
             data.scalars[local] = str(value)
         else:
-            problems.add(element, "extension.unknown", f"tramita:{local} is not a known attribute")
+            problems.add(
+                element,
+                "extension.unknown",
+                N_("tramita:%(name)s is not a known attribute"),
+                name=local,
+            )
     for child in extension_children(element):
         namespace, local = split(child.tag)
         if namespace == TRAMITA:
@@ -114,7 +131,8 @@ def read_tramita(element: Any, problems: Problems) -> Tramita:
             problems.add(
                 element,
                 "unsupported.code_extension",
-                f"{local} runs code, which Tramita never does; remove it",
+                N_("%(element)s runs code, which Tramita never does; remove it"),
+                element=local,
             )
     _read_vendor(element, data, problems)
     return data
@@ -126,7 +144,8 @@ def _single_group(element: Any, value: str, problems: Problems) -> str | None:
         problems.add(
             element,
             "extension.several_groups",
-            f"candidate groups {', '.join(groups)}: a task belongs to exactly one queue",
+            N_("candidate groups %(groups)s: a task belongs to exactly one queue"),
+            groups=", ".join(groups),
         )
         return None
     return groups[0] if groups else None
@@ -139,7 +158,8 @@ def _read_vendor(element: Any, data: Tramita, problems: Problems) -> None:
             problems.add(
                 element,
                 "unsupported.code_extension",
-                f"camunda:{attribute} binds Java or expression code; use tramita:handler",
+                N_("camunda:%(attribute)s binds Java or expression code; use tramita:handler"),
+                attribute=attribute,
             )
     found: dict[str, str | None] = {
         "queue": element.get(q(CAMUNDA, "candidateGroups")),

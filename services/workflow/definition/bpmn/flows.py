@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from services.workflow.definition.messages import N_
+
 from .expressions import first_child, read_condition
 from .extensions import read_tramita
 from .ids import sanitise_node_id
@@ -48,7 +50,8 @@ def _wire_exclusive(
         problems.add(
             gateway,
             "flow.default_missing",
-            f'default="{default_flow}" is not a sequence flow leaving this gateway',
+            N_('default="%(flow)s" is not a sequence flow leaving this gateway'),
+            flow=str(default_flow),
         )
     branches: list[dict[str, Any]] = []
     for flow in source.flows:
@@ -60,7 +63,7 @@ def _wire_exclusive(
         if is_default:
             if has_condition:
                 problems.add(
-                    flow, "flow.default_with_condition", "the default flow has a condition"
+                    flow, "flow.default_with_condition", N_("the default flow has a condition")
                 )
             node["default"] = target
             sources.refs[f"{source.owner}.default"] = origin_of(flow)
@@ -68,8 +71,11 @@ def _wire_exclusive(
             problems.add(
                 flow,
                 "flow.missing_condition",
-                f"flow leaves exclusive gateway {gateway.get('id')} with no condition and is not "
-                "its default",
+                N_(
+                    "flow leaves exclusive gateway %(gateway)s with no condition and is not "
+                    "its default"
+                ),
+                gateway=str(gateway.get("id")),
             )
         elif when is not None:
             branch: dict[str, Any] = {"when": when, "next": target}
@@ -100,10 +106,15 @@ def _wire_outcomes(
             problems.add(
                 flow,
                 "flow.outcome_unnamed",
-                "a flow leaving a human task with several outcomes needs tramita:outcome or a name",
+                N_(
+                    "a flow leaving a human task with several outcomes needs tramita:outcome "
+                    "or a name"
+                ),
             )
         elif name in outcomes:
-            problems.add(flow, "flow.outcome_duplicate", f'outcome "{name}" is used twice')
+            problems.add(
+                flow, "flow.outcome_duplicate", N_('outcome "%(name)s" is used twice'), name=name
+            )
         else:
             outcomes[name] = ids[flow.get("targetRef")]
             sources.refs[f"{source.owner}.outcomes.{name}"] = origin_of(flow)
@@ -116,7 +127,7 @@ def _wire_plain(
     targets = [ids[flow.get("targetRef")] for flow in source.flows]
     if source.node_type == "end":
         for flow in source.flows:
-            problems.add(flow, "flow.from_end", "an end event cannot have outgoing flows")
+            problems.add(flow, "flow.from_end", N_("an end event cannot have outgoing flows"))
     elif len(targets) == 1:
         source.target["next"] = targets[0]
         sources.refs[f"{source.owner}.next"] = origin_of(source.flows[0])
@@ -126,7 +137,8 @@ def _wire_plain(
         problems.add(
             source.element,
             "flow.implicit_split",
-            f"{len(targets)} plain flows leave this element; draw a parallel or exclusive gateway",
+            N_("%(count)s plain flows leave this element; draw a parallel or exclusive gateway"),
+            count=len(targets),
         )
 
 
@@ -158,10 +170,20 @@ def wire(
         if source_ref in refused or target_ref in refused:
             continue
         if source_ref not in endpoints:
-            problems.add(flow, "flow.dangling", f'sourceRef "{source_ref}" names no flow node')
+            problems.add(
+                flow,
+                "flow.dangling",
+                N_('sourceRef "%(ref)s" names no flow node'),
+                ref=str(source_ref),
+            )
             continue
         if target_ref not in node_ids:
-            problems.add(flow, "flow.dangling", f'targetRef "{target_ref}" names no flow node')
+            problems.add(
+                flow,
+                "flow.dangling",
+                N_('targetRef "%(ref)s" names no flow node'),
+                ref=str(target_ref),
+            )
             continue
         endpoints[source_ref].flows.append(flow)
     for source in endpoints.values():
@@ -171,7 +193,7 @@ def wire(
                     problems.add(
                         flow,
                         "flow.condition_outside_gateway",
-                        "only flows leaving an exclusive gateway may have conditions",
+                        N_("only flows leaving an exclusive gateway may have conditions"),
                     )
         if source.node_type == "exclusive":
             _wire_exclusive(source, node_ids, problems, sources)

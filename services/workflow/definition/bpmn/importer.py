@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from contracts.errors import DefinitionInvalid, FieldError, ValidationFailed
+from services.workflow.definition.messages import N_, NOT_VALID
 
 from .document import Scan, scan
 from .expressions import first_child
@@ -78,8 +79,11 @@ def _boundary_timer(
         problems.add(
             element,
             "unsupported.event",
-            f"bpmn:boundaryEvent with {', '.join(kinds) or 'no event definition'} is not "
-            "supported; only timer boundary events",
+            N_(
+                "bpmn:boundaryEvent with %(kinds_msg)s is not supported; only timer boundary events"
+            ),
+            # A ``_msg`` parameter is translated: element names pass through unchanged.
+            kinds_msg=", ".join(kinds) or N_("no event definition"),
         )
         return None
     fields = read_timer(definitions[0], problems)
@@ -108,10 +112,10 @@ def _convert(found: Scan, problems: Problems) -> Imported:
     for element in found.nodes:
         raw = str(element.get("id") or "")
         if not raw:
-            problems.add(element, "missing_id", "every flow node needs an id")
+            problems.add(element, "missing_id", N_("every flow node needs an id"))
             continue
         if raw in endpoints or raw in found.refused:
-            problems.add(element, "duplicate_id", f'id "{raw}" is used twice')
+            problems.add(element, "duplicate_id", N_('id "%(id)s" is used twice'), id=raw)
             continue
         node = map_node(element, ids[raw], problems)
         if node is None:
@@ -124,9 +128,9 @@ def _convert(found: Scan, problems: Problems) -> Imported:
         endpoints[raw] = Endpoint(element, node["id"], node, node["type"])
         sources.nodes[node["id"]] = origin_of(element)
     for extra in starts[1:]:
-        problems.add(extra, "several_starts", "a process has exactly one start event")
+        problems.add(extra, "several_starts", N_("a process has exactly one start event"))
     if not starts:
-        problems.add(found.process, "no_start", "the process has no plain start event")
+        problems.add(found.process, "no_start", N_("the process has no plain start event"))
     timer_ids: dict[str, set[str]] = {}
     for element in found.boundaries:
         attached_ref = element.get("attachedToRef")
@@ -134,12 +138,17 @@ def _convert(found: Scan, problems: Problems) -> Imported:
             continue
         if attached_ref not in node_ids:
             problems.add(
-                element, "boundary.dangling", f'attachedToRef "{attached_ref}" names no task'
+                element,
+                "boundary.dangling",
+                N_('attachedToRef "%(ref)s" names no task'),
+                ref=str(attached_ref),
             )
             continue
         raw = str(element.get("id") or "")
         if not raw or raw in endpoints:
-            problems.add(element, "duplicate_id", f'id "{raw}" is missing or used twice')
+            problems.add(
+                element, "duplicate_id", N_('id "%(id)s" is missing or used twice'), id=raw
+            )
             continue
         owner = endpoints[attached_ref].target
         timer = _boundary_timer(element, owner, timer_ids.setdefault(owner["id"], set()), problems)
@@ -166,7 +175,7 @@ def import_bpmn_with_sources(xml: bytes, limits: XmlLimits = DEFAULT_LIMITS) -> 
     found = scan(root, problems)
     if found is None:
         problems.raise_if_any()
-        raise DefinitionInvalid("The BPMN file has no process")  # pragma: no cover
+        raise DefinitionInvalid(N_("The BPMN file has no process."))  # pragma: no cover
     imported = _convert(found, problems)
     problems.raise_if_any()
     return imported
@@ -207,7 +216,7 @@ def import_and_validate(
     errors = _errors_of(result)
     if errors:
         raise DefinitionInvalid(
-            f"The imported definition is invalid: {len(errors)} problem(s)",
+            NOT_VALID,
             errors=remap_errors(errors, imported.definition, imported.sources),
         )
     return imported.definition

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from services.workflow.definition.messages import N_
+
 from .expressions import first_child, read_time_date
 from .extensions import LISTS, SCALARS, Tramita, read_tramita
 from .namespaces import BPMN, TRAMITA, q, split
@@ -78,7 +80,10 @@ def event_definitions(element: Any, problems: Problems) -> list[Any] | None:
         namespace, local = split(child.tag)
         if namespace == TRAMITA:
             problems.add(
-                child, "extension.misplaced", f"tramita:{local} must be inside extensionElements"
+                child,
+                "extension.misplaced",
+                N_("tramita:%(element)s must be inside extensionElements"),
+                element=local,
             )
             ok = False
         elif namespace != BPMN or local in IGNORED_CHILDREN:
@@ -89,13 +94,16 @@ def event_definitions(element: Any, problems: Problems) -> list[Any] | None:
             problems.add(
                 child,
                 "unsupported.element",
-                f"bpmn:{local} is not supported (loops, multi-instance and scripts change what "
-                "runs; Tramita refuses them rather than ignore them)",
+                N_(
+                    "bpmn:%(element)s is not supported (loops, multi-instance and scripts change "
+                    "what runs; Tramita refuses them rather than ignore them)"
+                ),
+                element=local,
             )
             ok = False
     if element.get("isForCompensation") == "true":
         problems.add(
-            element, "unsupported.compensation", "compensation activities are not supported"
+            element, "unsupported.compensation", N_("compensation activities are not supported")
         )
         ok = False
     return found if ok else None
@@ -119,14 +127,18 @@ def read_timer(definition: Any, problems: Problems) -> dict[str, Any] | None:
         fields["until"] = until
     if first_child(definition, BPMN, "timeCycle") is not None:
         problems.add(
-            definition, "unsupported.time_cycle", "repeating timers (timeCycle) are not supported"
+            definition,
+            "unsupported.time_cycle",
+            N_("repeating timers (timeCycle) are not supported"),
         )
         return None
     days = definition.get(q(TRAMITA, "businessDays"))
     if days is not None:
         if re.fullmatch(r"[0-9]+", days.strip()) is None:
             problems.add(
-                definition, "timer.business_days", "tramita:businessDays must be a whole number"
+                definition,
+                "timer.business_days",
+                N_("tramita:businessDays must be a whole number"),
             )
             return None
         fields["business_days"] = int(days)
@@ -134,7 +146,7 @@ def read_timer(definition: Any, problems: Problems) -> dict[str, Any] | None:
         problems.add(
             definition,
             "timer.ambiguous",
-            "a timer needs exactly one of timeDuration, timeDate or tramita:businessDays",
+            N_("a timer needs exactly one of timeDuration, timeDate or tramita:businessDays"),
         )
         return None
     return fields
@@ -148,7 +160,9 @@ def _event_type(local: str, definitions: list[Any], element: Any, problems: Prob
         problems.add(
             element,
             "unsupported.event",
-            f"bpmn:{local} with {', '.join(kinds)} is not supported; only plain start/end events",
+            N_("bpmn:%(element)s with %(kinds)s is not supported; only plain start/end events"),
+            element=local,
+            kinds=", ".join(kinds),
         )
         return None
     wanted = {
@@ -158,8 +172,14 @@ def _event_type(local: str, definitions: list[Any], element: Any, problems: Prob
     }
     if len(kinds) == 1 and (local, kinds[0]) in wanted:
         return wanted[(local, kinds[0])]
-    what = ", ".join(kinds) or "no event definition"
-    problems.add(element, "unsupported.event", f"bpmn:{local} with {what} is not supported")
+    what = ", ".join(kinds) or N_("no event definition")
+    problems.add(
+        element,
+        "unsupported.event",
+        N_("bpmn:%(element)s with %(kinds_msg)s is not supported"),
+        element=local,
+        kinds_msg=what,
+    )
     return None
 
 
@@ -173,7 +193,8 @@ def _node_type(local: str, element: Any, tramita: Tramita, problems: Problems) -
             problems.add(
                 element,
                 "unsupported.untyped",
-                f"bpmn:{local} needs tramita:type (DMN and untyped tasks are not supported)",
+                N_("bpmn:%(element)s needs tramita:type (DMN and untyped tasks are not supported)"),
+                element=local,
             )
         return default
     if wanted == default or others is None or wanted in others:
@@ -181,7 +202,9 @@ def _node_type(local: str, element: Any, tramita: Tramita, problems: Problems) -
     problems.add(
         element,
         "extension.wrong_type",
-        f'tramita:type="{wanted}" cannot be drawn as bpmn:{local}',
+        N_('tramita:type="%(type)s" cannot be drawn as bpmn:%(element)s'),
+        type=str(wanted),
+        element=local,
     )
     return None
 
@@ -196,7 +219,7 @@ def check_timing(element: Any, timer: dict[str, Any], problems: Problems) -> boo
     problems.add(
         element,
         "timer.missing",
-        "the timer needs a timeDuration, a timeDate or tramita:businessDays",
+        N_("the timer needs a timeDuration, a timeDate or tramita:businessDays"),
     )
     return False
 
@@ -228,7 +251,11 @@ def map_node(element: Any, node_id: str, problems: Problems) -> dict[str, Any] |
         wanted = tramita.scalars.get("type")
         if node_type is not None and wanted is not None and wanted != node_type:
             problems.add(
-                element, "extension.wrong_type", f'tramita:type="{wanted}" cannot be bpmn:{local}'
+                element,
+                "extension.wrong_type",
+                N_('tramita:type="%(type)s" cannot be bpmn:%(element)s'),
+                type=str(wanted),
+                element=local,
             )
             return None
     else:

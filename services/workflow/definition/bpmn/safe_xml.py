@@ -27,6 +27,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no stubs
 
 from contracts.errors import BadRequest, FieldError
+from services.workflow.definition.messages import N_
 
 
 class XmlLimits(msgspec.Struct, frozen=True, kw_only=True):
@@ -41,10 +42,11 @@ DEFAULT_LIMITS: Final = XmlLimits()
 
 
 class _LimitExceeded(Exception):
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, reason: str, template: str, limit: int) -> None:
+        super().__init__(reason)
         self.reason = reason
-        self.message = message
+        self.template = template
+        self.limit = limit
 
 
 class _Guard:
@@ -60,12 +62,15 @@ class _Guard:
         self.elements += 1
         if self.depth > self._limits.max_depth:
             raise _LimitExceeded(
-                "too_deep", f"elements are nested deeper than {self._limits.max_depth} levels"
+                "too_deep",
+                N_("elements are nested deeper than %(limit)s levels"),
+                self._limits.max_depth,
             )
         if self.elements > self._limits.max_elements:
             raise _LimitExceeded(
                 "too_many_elements",
-                f"the document has more than {self._limits.max_elements} elements",
+                N_("the document has more than %(limit)s elements"),
+                self._limits.max_elements,
             )
 
     def end(self, tag: str) -> None:
@@ -78,11 +83,15 @@ class _Guard:
         return None
 
 
-def _refuse(reason: str, message: str, line: int | None = None) -> BadRequest:
+XML_REFUSED = N_("The BPMN file was refused as XML.")
+"""The ``detail`` of a refused document (a msgid); its one error says why, in the catalog."""
+
+
+def _refuse(reason: str, template: str, line: int | None = None, **params: str | int) -> BadRequest:
     where = f"xml line {line}" if line else "xml"
     return BadRequest(
-        f"BPMN XML refused: {message}",
-        errors=[FieldError(path=where, code=f"bpmn.xml.{reason}", message=message)],
+        XML_REFUSED,
+        errors=[FieldError.of(where, f"bpmn.xml.{reason}", template, **params)],
         reason=reason,
     )
 
@@ -101,18 +110,22 @@ def _guard_pass(data: bytes, limits: XmlLimits) -> None:
         parser.close()
     except DTDForbidden:
         raise _refuse(
-            "dtd_forbidden", "a DOCTYPE (DTD) is not allowed in BPMN files", line()
+            "dtd_forbidden", N_("a DOCTYPE (DTD) is not allowed in BPMN files"), line()
         ) from None
     except EntitiesForbidden:
-        raise _refuse("entities_forbidden", "entity declarations are not allowed", line()) from None
+        raise _refuse(
+            "entities_forbidden", N_("entity declarations are not allowed"), line()
+        ) from None
     except ExternalReferenceForbidden:
         raise _refuse(
-            "external_reference_forbidden", "external references are not allowed", line()
+            "external_reference_forbidden", N_("external references are not allowed"), line()
         ) from None
     except _LimitExceeded as exc:
-        raise _refuse(exc.reason, exc.message, line()) from None
+        raise _refuse(exc.reason, exc.template, line(), limit=exc.limit) from None
     except ParseError as exc:
-        raise _refuse("malformed", f"not well-formed XML ({exc})", exc.position[0]) from None
+        raise _refuse(
+            "malformed", N_("not well-formed XML (%(error)s)"), exc.position[0], error=str(exc)
+        ) from None
 
 
 def _lxml_parser() -> Any:
@@ -135,18 +148,22 @@ def parse_xml(data: bytes, limits: XmlLimits = DEFAULT_LIMITS) -> Any:
     Returns the root element (typed ``Any`` because lxml ships no type stubs).
     """
     if not isinstance(data, bytes | bytearray | memoryview):
-        raise _refuse("not_bytes", "BPMN XML must be given as bytes, not decoded text")
+        raise _refuse("not_bytes", N_("BPMN XML must be given as bytes, not decoded text"))
     data = bytes(data)
     if len(data) > limits.max_bytes:
-        raise _refuse("too_large", f"the document is larger than {limits.max_bytes} bytes")
+        raise _refuse(
+            "too_large", N_("the document is larger than %(limit)s bytes"), limit=limits.max_bytes
+        )
     if not data.strip():
-        raise _refuse("empty", "the document is empty")
+        raise _refuse("empty", N_("the document is empty"))
     _guard_pass(data, limits)
     try:
         root = etree.fromstring(data, _lxml_parser())
     except etree.XMLSyntaxError as exc:
-        raise _refuse("malformed", f"not well-formed XML ({exc.msg})", exc.lineno) from None
+        raise _refuse(
+            "malformed", N_("not well-formed XML (%(error)s)"), exc.lineno, error=str(exc.msg)
+        ) from None
     docinfo = root.getroottree().docinfo
     if docinfo.doctype or docinfo.internalDTD is not None or docinfo.externalDTD is not None:
-        raise _refuse("dtd_forbidden", "a DOCTYPE (DTD) is not allowed in BPMN files", 1)
+        raise _refuse("dtd_forbidden", N_("a DOCTYPE (DTD) is not allowed in BPMN files"), 1)
     return root

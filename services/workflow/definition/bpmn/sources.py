@@ -15,8 +15,12 @@ from typing import Any
 import msgspec
 
 from contracts.errors import DefinitionInvalid, FieldError
+from services.workflow.definition.messages import N_
 
 from .namespaces import split
+
+NOT_IMPORTED = N_("The BPMN file cannot be imported; each problem names the element where it is.")
+"""The ``detail`` of an import refused for its structure (a msgid: the CLI translates it)."""
 
 
 class Origin(msgspec.Struct, frozen=True, kw_only=True):
@@ -72,16 +76,15 @@ class Problems:
     def __init__(self) -> None:
         self.errors: list[FieldError] = []
 
-    def add(self, where: Origin | Any, code: str, message: str) -> None:
+    def add(self, where: Origin | Any, code: str, template: str, **params: str | int) -> None:
+        """One problem at ``where``: ``template`` is a catalog msgid (``N_``) filled from
+        ``params`` and rendered in the reader's language where it is shown."""
         origin = where if isinstance(where, Origin) else origin_of(where)
-        self.errors.append(FieldError(path=origin.describe(), code=f"bpmn.{code}", message=message))
+        self.errors.append(FieldError.of(origin.describe(), f"bpmn.{code}", template, **params))
 
     def raise_if_any(self) -> None:
         if self.errors:
-            raise DefinitionInvalid(
-                f"The BPMN file cannot be imported: {len(self.errors)} problem(s)",
-                errors=self.errors,
-            )
+            raise DefinitionInvalid(NOT_IMPORTED, errors=self.errors)
 
 
 _NODE = re.compile(r"nodes\[(\d+)\](?:\s*\(([^)]*)\))?")
