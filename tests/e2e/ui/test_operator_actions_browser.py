@@ -90,6 +90,41 @@ async def test_an_operator_runs_a_dead_lettered_step_again(
     assert violations == {"list": [], "confirm": []} and overflow == 0
 
 
+async def test_an_operator_gives_up_selected_dead_letters_and_sees_each_result(
+    ops_site: OpsSite, browser: Browser, clock: FixedClock
+) -> None:
+    ops_site.purchase.stock.fail_next.extend([retryable() for _ in range(10)])
+    first = await ops_site.start_purchase(500)
+    second = await ops_site.start_purchase(500)
+    for _ in range(5):
+        clock.advance(timedelta(seconds=31))
+        await ops_site.service.delivery.drain()
+    context, page = await new_page(browser, viewport=PHONE)
+    await login(page, ops_site, OPERATOR)
+    await page.get_by_role("link", name="Mensagens mortas").click()
+    for box in await page.get_by_role("checkbox", name="Selecionar a etapa reserve_stock").all():
+        await box.check()
+    violations = {"list": await serious_violations(page)}
+    overflow = await _overflow(page)
+    await page.get_by_role("button", name="Abandonar as etapas selecionadas").click()
+    await expect(page.get_by_role("heading", level=1)).to_have_text("Abandonar 2 etapas")
+    violations["confirm"] = await serious_violations(page)
+    await page.get_by_label("Motivo").fill("Fornecedor encerrou o contrato")
+    await page.get_by_role("button", name="Abandonar as etapas selecionadas").click()
+    await expect(page.get_by_role("heading", level=1)).to_have_text(
+        "Abandonar etapas: resultado por etapa"
+    )
+    await expect(page.get_by_role("status")).to_have_text("2 concluída(s), 0 recusada(s).")
+    violations["result"] = await serious_violations(page)
+    overflow += await _overflow(page)
+    await shoot(page, "44-ops-dead-letters-given-up")
+    await context.close()
+    await ops_site.service.delivery.drain()
+    for instance_id in (first, second):
+        assert (await ops_site.service.engine.status(instance_id)).status == "failed"
+    assert violations == {"list": [], "confirm": [], "result": []} and overflow == 0
+
+
 @pytest.mark.parametrize("javascript", [True, False], ids=["js-390", "no-js-1280"])
 async def test_an_admin_adds_and_removes_a_queue_member(
     ops_site: OpsSite, browser: Browser, javascript: bool
