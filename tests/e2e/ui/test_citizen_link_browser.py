@@ -1,14 +1,15 @@
 """The citizen's side in Chromium, in pt-BR, at 1280 px and 390 px, with JavaScript on and off:
 a clerk issues the citizen's link from its confirmation page; the citizen, signed out, opens it
 on the portal (styled) and on ``/public`` and reads the case and its deadline in Portuguese
-without any personal data; a bad link gets the portal's own error page. axe (which needs
-JavaScript) finds nothing serious; no page scrolls sideways."""
+without any personal data; a bad link, and too many requests, get the portal's own error
+pages. axe (which needs JavaScript) finds nothing serious; no page scrolls sideways."""
 
 from __future__ import annotations
 
 import pytest
 from playwright.async_api import Browser, expect
 
+from services.workflow.public.routes import DEFAULT_RATE
 from tests.e2e.api.esic_like import PERSONAL
 from tests.e2e.ui.conftest import Site, login, new_page, shoot
 from tests.e2e.ui.test_deadline_pages_browser import (
@@ -23,6 +24,8 @@ from tests.e2e.ui.test_deadline_pages_browser import (
 from tests.e2e.ui.test_operations_pages import OPERATOR
 
 __all__ = ["esic_site"]  # the fixture, shared with the deadline pages' tests
+
+TOO_MANY = "Muitas consultas seguidas"
 
 
 @pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
@@ -71,3 +74,23 @@ async def test_a_clerk_issues_the_link_and_the_citizen_follows_the_case_in_portu
     await context.close()
     staff.assert_clean()
     public.assert_clean()
+
+
+@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+async def test_too_many_requests_get_the_portals_own_429_page(
+    site: Site, browser: Browser, width: int, javascript: bool
+) -> None:
+    context, citizen = await new_page(
+        browser, viewport=VIEWPORTS[width], java_script_enabled=javascript
+    )
+    check = Checks(citizen, javascript)
+    for _ in range(DEFAULT_RATE):
+        await citizen.request.get(f"{site.url}/portal/timeline/not-a-signed-link")
+    response = await citizen.goto(f"{site.url}/portal/timeline/not-a-signed-link")
+    assert response is not None and response.status == 429
+    assert int(response.headers["retry-after"]) > 0
+    await expect(citizen.get_by_role("heading", level=1)).to_have_text(TOO_MANY)
+    assert await citizen.locator('a[href^="/cms"]').count() == 0
+    await check("portal-429")
+    await context.close()
+    check.assert_clean()
