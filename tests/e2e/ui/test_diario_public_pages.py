@@ -4,6 +4,7 @@ accessible (axe-core, where JavaScript runs), never scrolling sideways."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.async_api import Browser, Page, expect
@@ -44,7 +45,7 @@ async def test_editions_list_and_verification_are_accessible_at_both_sizes(
     context, page = await new_page(
         browser, viewport=VIEWPORTS[width], java_script_enabled=javascript
     )
-    violations: dict[str, list[object]] = {}
+    violations: dict[str, list[dict[str, Any]]] = {}
     overflow: dict[str, int] = {}
     suffix = f"{width}-{'js' if javascript else 'nojs'}"
 
