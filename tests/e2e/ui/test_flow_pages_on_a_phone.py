@@ -1,7 +1,8 @@
 """The flow pages the other browser tests read at 1280 px only, on a 390 px phone with JavaScript
-on and off, in pt-BR: comparing two versions, the migration wizard from the choice of instances
-to its result, and a draft copied from a published version. axe (which needs JavaScript) finds
-nothing serious; no page scrolls sideways."""
+on and off, in pt-BR: a refused publication (errors beside the node), comparing two versions,
+the migration wizard from the choice of instances to its result, and a draft copied from a
+published version. axe (which needs JavaScript) finds nothing serious; no page scrolls
+sideways."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from playwright.async_api import Browser, expect
 from tests.e2e.ui.conftest import Site, login, new_page, shoot
 from tests.e2e.ui.test_admin_pages_i18n import ADMIN, _admin
 from tests.e2e.ui.test_deadline_pages_browser import VIEWPORTS, Checks
+from tests.e2e.ui.test_definition_pages import _publish, _with_review
 from tests.e2e.ui.test_migration_wizard import KEY, _setup, _to_instances
 
 
@@ -23,6 +25,12 @@ async def test_compare_migration_and_draft_pages_fit_a_phone(
     context, page = await new_page(browser, viewport=VIEWPORTS[390], java_script_enabled=javascript)
     check = Checks(page, javascript)
     await login(page, site, ADMIN)
+
+    invalid = _with_review(outcomes={"approve": "approve", "reject": "nowhere"})
+    await _publish(page, site, "invalida.json", invalid)
+    await expect(page.get_by_role("alert")).to_contain_text("não foi publicado")
+    await expect(page.locator("#node-review-errors")).to_contain_text("nowhere")
+    await check("publish-refused")
 
     await page.goto(f"{site.url}/cms/workflow/definitions/{KEY}/compare?from=1&to=2")
     await expect(page.get_by_role("heading", level=1)).to_contain_text("Comparar versões")
