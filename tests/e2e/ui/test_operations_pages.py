@@ -121,9 +121,9 @@ async def test_the_instance_page_lists_every_attempt_of_a_retried_step(
     await expect(table).to_be_visible()
     stock = table.get_by_role("row").filter(has=page.get_by_role("rowheader", name="reserve_stock"))
     await expect(stock).to_have_count(2)
-    await expect(stock.nth(0)).to_contain_text("failed")
+    await expect(stock.nth(0)).to_contain_text("Falhou")
     await expect(stock.nth(0)).to_contain_text("RetryableFailure")
-    await expect(stock.nth(1)).to_contain_text("succeeded")
+    await expect(stock.nth(1)).to_contain_text("Concluída")
     await expect(stock.nth(1).get_by_role("cell").nth(0)).to_have_text("2")
     rowheaders = table.get_by_role("rowheader")
     await expect(rowheaders).to_have_text(
