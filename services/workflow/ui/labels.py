@@ -186,3 +186,23 @@ FILTERS: Mapping[str, Callable[[object], str]] = {
     "outcome_label": outcome_label,
 }
 """What templates get, as filters and as globals of the same name."""
+
+
+ERROR_TITLES: tuple[str, ...] = (
+    N_("Deadline not found"),
+    N_("The instance already has a deadline with this name"),
+    N_("Calendar not found"),
+    N_("Calendar version conflict"),
+    N_("Deadline rule not found"),
+    N_("Rule sandbox unavailable"),
+    N_("Invalid calendar specification"),
+    N_("Invalid calendar revision"),
+    N_("Calendar has no business day"),
+    N_("Calendar does not match the deadline"),
+    N_("Invalid deadline rule"),
+    N_("Invalid deadline input"),
+    N_("Deadline extension refused"),
+    N_("Deadline state does not allow this event"),
+)
+"""The titles of the service's own errors (the kernel's are in core's catalog), so that the
+error page (``web.error_page``, which shows ``gettext(title)``) reads in the visitor's language."""

@@ -4,7 +4,7 @@ city's decision and a reason, the notice saying how many open deadlines were rec
 
 from __future__ import annotations
 
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from core.identity import Directory
 from services.workflow.calendar import (
@@ -18,7 +18,7 @@ from tests.e2e.ui.conftest import PASSWORD, Site, login, new_page, serious_viola
 from tests.integration.deadlines.esic import OFFICER
 
 DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 async def _overflow(page: Page) -> int:

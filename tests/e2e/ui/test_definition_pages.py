@@ -7,7 +7,7 @@ import copy
 import json
 from typing import Any
 
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, FilePayload, Page, expect
 
 from core.identity import Directory
 from modules.diario.workflows import PUBLICACAO
@@ -31,7 +31,7 @@ async def _modeler(site: Site) -> None:
     )
 
 
-def _file(name: str, definition: dict[str, Any]) -> dict[str, Any]:
+def _file(name: str, definition: dict[str, Any]) -> FilePayload:
     body = json.dumps(definition).encode()
     return {"name": name, "mimeType": "application/json", "buffer": body}
 
@@ -54,6 +54,7 @@ def _second_version() -> dict[str, Any]:
 
 async def _publish(page: Page, site: Site, name: str, content: dict[str, Any] | bytes) -> None:
     await page.goto(f"{site.url}{DEFINITIONS}/publish")
+    upload: FilePayload
     if isinstance(content, bytes):
         upload = {"name": name, "mimeType": "application/xml", "buffer": content}
     else:
@@ -67,7 +68,7 @@ async def test_a_modeler_lists_reads_publishes_and_compares_definition_versions(
 ) -> None:
     await _modeler(site)
     context, page = await new_page(browser)
-    violations: dict[str, list[object]] = {}
+    violations: dict[str, list[dict[str, Any]]] = {}
     await login(page, site, MODELER)
 
     await page.get_by_role("link", name="Definições").click()

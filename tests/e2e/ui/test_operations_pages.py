@@ -41,6 +41,8 @@ from tests.fakes.purchase import PurchasePlugin, order, retryable
 
 STUCK = "/cms/workflow/operations/stuck"
 OPERATOR = "revisor"  # the shared staff hold workflow.operate and workflow.read
+COMBOS = [(1280, True), (390, True), (1280, False), (390, False)]
+IDS = ["1280-js", "390-js", "1280-nojs", "390-nojs"]
 
 
 @dataclass
@@ -104,11 +106,14 @@ async def _retried(site: OpsSite, clock: FixedClock) -> str:
     return instance_id
 
 
+@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
 async def test_the_instance_page_lists_every_attempt_of_a_retried_step(
-    ops_site: OpsSite, browser: Browser, clock: FixedClock
+    ops_site: OpsSite, browser: Browser, clock: FixedClock, width: int, javascript: bool
 ) -> None:
     instance_id = await _retried(ops_site, clock)
-    context, page = await new_page(browser)
+    context, page = await new_page(
+        browser, viewport={"width": width, "height": 900}, java_script_enabled=javascript
+    )
     await login(page, ops_site, OPERATOR)
     await page.goto(f"{ops_site.url}/cms/workflow/instances/{instance_id}")
 
@@ -116,18 +121,21 @@ async def test_the_instance_page_lists_every_attempt_of_a_retried_step(
     await expect(table).to_be_visible()
     stock = table.get_by_role("row").filter(has=page.get_by_role("rowheader", name="reserve_stock"))
     await expect(stock).to_have_count(2)
-    await expect(stock.nth(0)).to_contain_text("failed")
+    await expect(stock.nth(0)).to_contain_text("Falhou")
     await expect(stock.nth(0)).to_contain_text("RetryableFailure")
-    await expect(stock.nth(1)).to_contain_text("succeeded")
+    await expect(stock.nth(1)).to_contain_text("Concluída")
     await expect(stock.nth(1).get_by_role("cell").nth(0)).to_have_text("2")
     rowheaders = table.get_by_role("rowheader")
     await expect(rowheaders).to_have_text(
         ["check", "reserve_stock", "reserve_stock", "charge_payment", "notify"]
     )
-    violations = await serious_violations(page)
-    await shoot(page, "40-ops-instance-step-runs")
+    violations = await serious_violations(page) if javascript else []
+    overflow: int = await page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    await shoot(page, f"40-ops-instance-step-runs-{width}-{'js' if javascript else 'nojs'}")
     await context.close()
-    assert violations == []
+    assert violations == [] and overflow == 0
 
 
 async def test_the_stuck_page_lists_an_instance_without_progress_past_the_threshold(

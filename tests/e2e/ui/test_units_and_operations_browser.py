@@ -1,8 +1,9 @@
 """The units page and a background operation's progress page in Chromium, in pt-BR, at 1280 px
 and at 390 px, with JavaScript on and off: reached from the header's navigation ("Unidades",
-"Operações"), an administrator creates a unit and places a queue in it through the confirmation
-forms, and an operator follows an operation to its counts and refusals. axe (which needs
-JavaScript) finds nothing serious on any page; no page scrolls sideways."""
+"Operações"), an administrator creates a unit, places a queue in it and adds and removes a
+supervisor through the confirmation forms, and an operator follows an operation to its counts
+and refusals. axe (which needs JavaScript) finds nothing serious on any page; no page scrolls
+sideways."""
 
 from __future__ import annotations
 
@@ -104,10 +105,29 @@ async def test_an_administrator_creates_a_unit_and_places_a_queue(
     await expect(queues).to_contain_text("diario.revisao")
     await checks("placed")
     await shoot(page, f"62-units-{width}-{'js' if javascript else 'nojs'}")
+
+    await page.get_by_role("link", name="Adicionar um supervisor a Secretaria de Saúde").click()
+    await expect(page.get_by_role("heading", level=1)).to_have_text(
+        "Adicionar um supervisor a Secretaria de Saúde"
+    )
+    await page.get_by_label("Usuário (nome de acesso)").fill("revisor")
+    await page.get_by_label("Motivo").fill("Chefia da revisão")
+    await checks("add-supervisor")
+    await page.get_by_role("button", name="Adicionar o supervisor").click()
+    await expect(page.get_by_role("status")).to_have_text("Supervisor adicionado.")
+    await checks("supervised")
+    await page.get_by_role("link", name="Remover Revisor").click()
+    await expect(page.get_by_role("heading", level=1)).to_have_text(
+        "Remover Revisor da supervisão de Secretaria de Saúde"
+    )
+    await page.get_by_label("Motivo").fill("Mudou de setor")
+    await checks("remove-supervisor")
+    await page.get_by_role("button", name="Remover o supervisor").click()
+    await expect(page.get_by_role("status")).to_have_text("Supervisor removido.")
     await context.close()
     checks.assert_clean()
     (unit,) = await site.service.units.units()
-    assert (unit.key, unit.queues) == ("saude", ("diario.revisao",))
+    assert (unit.key, unit.queues, unit.supervisors) == ("saude", ("diario.revisao",), ())
 
 
 @pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)

@@ -3,12 +3,14 @@ in one place, and every template gets them as filters."""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import get_args
 
 import pytest
 from jinja2 import Environment
 
+from contracts.errors import TramitaError
 from contracts.workflow.types import InstanceStatus, TaskStatus
 from core import i18n
 from services.workflow.definition import model
@@ -89,3 +91,28 @@ def test_templates_get_the_labels_as_filters_and_globals() -> None:
     page = env.from_string("{{ s|status_label }} / {{ event_label(e) }}")
     with i18n.using("pt_BR"):
         assert page.render(s="waiting", e="task_completed") == "Aguardando / Tarefa concluída"
+
+
+def _service_errors() -> list[type[TramitaError]]:
+    """Every error class the service defines (its modules imported, so the classes exist)."""
+    package = Path(labels.__file__).resolve().parents[1]
+    for source in sorted(package.rglob("*.py")):
+        name = ".".join(source.relative_to(package.parents[1]).with_suffix("").parts)
+        if "migrations" not in name and name.rsplit(".", 1)[-1] not in ("__main__", "setup"):
+            importlib.import_module(name.removesuffix(".__init__"))
+    found, stack = [], [TramitaError]
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if cls.__module__.startswith("services.workflow.") and "title" in vars(cls):
+            found.append(cls)
+    return found
+
+
+def test_every_error_title_of_the_service_is_in_the_catalog_and_read_in_portuguese() -> None:
+    errors = _service_errors()
+    assert len(errors) >= 14
+    assert sorted({cls.title for cls in errors}) == sorted(labels.ERROR_TITLES)
+    with i18n.using("pt_BR"):
+        untranslated = [t for t in labels.ERROR_TITLES if i18n.gettext(t) == t]
+    assert untranslated == []
