@@ -85,12 +85,19 @@ def _require_text(value: str, path: str, errors: list[FieldError]) -> None:
         errors.append(FieldError(path=path, code="too_long", message="At most 4000 characters."))
 
 
-def _check_time(deadline: Deadline, at: datetime, calendar: Calendar) -> None:
+def _check_time(
+    deadline: Deadline, at: datetime, calendar: Calendar, *, before_start: bool = False
+) -> None:
+    """``at`` follows the previous event. ``before_start``: a suspension or resumption may
+    come before the start of a deadline that starts in the future (an extension counted from
+    the due day in force), after its own previous events."""
     require_aware(at, "at")
-    last = deadline.last_event_at
+    last = deadline.events[-1].at if before_start and deadline.events else None
+    if not before_start:
+        last = deadline.last_event_at
     if last is not None and at < last:
         raise DeadlineInputInvalid("An event cannot be older than the previous one.", field="at")
-    if calendar.local_date(at) < deadline.started_on:
+    if not before_start and calendar.local_date(at) < deadline.started_on:
         raise DeadlineInputInvalid("An event cannot precede the deadline's start.", field="at")
 
 
@@ -135,7 +142,7 @@ def _apply_suspension(deadline: Deadline, event: Suspension, calendar: Calendar)
         raise DeadlineStateInvalid(
             "Only a running deadline can be suspended.", deadline_status=deadline.status
         )
-    _check_time(deadline, event.at, calendar)
+    _check_time(deadline, event.at, calendar, before_start=True)
     errors: list[FieldError] = []
     _require_text(event.reason, "reason", errors)
     _require_text(event.actor, "actor", errors)
@@ -144,11 +151,16 @@ def _apply_suspension(deadline: Deadline, event: Suspension, calendar: Calendar)
     if errors:
         raise DeadlineInputInvalid(errors=errors)
     stopped_on = calendar.local_date(event.at)
+    # Stopped before its anchor (a deadline that starts in the future): the units from the
+    # stop to the anchor were not used either, so they are given back on resumption.
+    used = _units(deadline.rule, calendar, deadline.anchor, stopped_on) - _units(
+        deadline.rule, calendar, stopped_on, deadline.anchor
+    )
     return _settle(
         deadline,
         calendar,
         status="suspended",
-        consumed=deadline.consumed + _units(deadline.rule, calendar, deadline.anchor, stopped_on),
+        consumed=deadline.consumed + used,
         anchor=stopped_on,
         suspended_at=event.at,
         events=(*deadline.events, event),
@@ -160,7 +172,7 @@ def _apply_resumption(deadline: Deadline, event: Resumption, calendar: Calendar)
         raise DeadlineStateInvalid(
             "Only a suspended deadline can be resumed.", deadline_status=deadline.status
         )
-    _check_time(deadline, event.at, calendar)
+    _check_time(deadline, event.at, calendar, before_start=True)
     errors: list[FieldError] = []
     _require_text(event.actor, "actor", errors)
     if errors:

@@ -239,3 +239,32 @@ async def test_a_closure_decreed_mid_deadline_moves_the_open_request_and_records
     assert task.due_at == last_second(2026, 3, 24)
     await fires_on(service, clock, last_second(2026, 3, 24))
     assert await status(booted, rec) == RequestStatus.EXPIRED
+
+
+async def test_an_extended_request_can_be_suspended_before_the_extension_starts(
+    booted: Platform, service: WorkflowService, clock: FixedClock
+) -> None:
+    # Extended on 02/03: due 02/04 (23/03 rolled + 10), counted from 23/03. Suspended on
+    # Thursday 05/03, resumed Wednesday 25/03: the 20 suspended days are paid back, 22/04.
+    rec = await received(booted, service)
+    assert rec.instance_id is not None
+    await work(
+        service, rec, "analysis_saude", ANALYST, outcome="extend", data={"extension_reason": "x"}
+    )
+    clerk = Actor(id=str(ANALYST.id))
+    (view,) = await service.deadlines.show(rec.instance_id)
+    assert view.due_at == last_second(2026, 4, 2)
+    clock.set(datetime(2026, 3, 5, 10, 0, tzinfo=BRT))
+    suspended = await service.deadlines.suspend(
+        rec.instance_id,
+        view.name,
+        "Pedido de esclarecimento ao requerente",
+        clerk,
+        legal_basis="Decreto 7.724/2012, art. 12",
+    )
+    assert (suspended.status, suspended.due_at) == ("suspended", None)
+    clock.set(datetime(2026, 3, 25, 10, 0, tzinfo=BRT))
+    resumed = await service.deadlines.resume(rec.instance_id, view.name, clerk)
+    assert resumed.due_at == last_second(2026, 4, 22)
+    await fires_on(service, clock, last_second(2026, 4, 22))
+    assert await status(booted, rec) == RequestStatus.EXPIRED

@@ -274,3 +274,30 @@ def test_is_overdue_only_after_the_last_second_of_the_final_day(es: Calendar) ->
 def test_a_suspended_deadline_is_never_overdue(es: Calendar) -> None:
     stopped, _ = suspend(_esic(es), es, at=at(3, 20), reason="complement", actor="u-1")
     assert not is_overdue(stopped, at(5, 1))
+
+
+def test_a_deadline_starting_in_the_future_can_be_suspended_and_gives_back_the_wait(
+    es: Calendar,
+) -> None:
+    # The e-SIC extension counts ten days from the due day in force (Monday 22 Mar), so its
+    # deadline starts then: suspended on Friday 12 Mar, the ten days from 12 to 22 Mar are
+    # still owed with the extension's ten; resumed on Monday 15 Mar, 20 days from then is
+    # Sunday 4 Apr; Monday 5 Apr is Nossa Senhora da Penha in Espírito Santo: Tuesday 6 Apr.
+    extension = start_deadline(DeadlineRule(unit="calendar_days", days=10), es, end_of(3, 22))
+    assert extension.due == end_of(4, 1)
+    stopped, _ = suspend(extension, es, at=at(3, 12, 15), reason="complement", actor="u-1")
+    assert remaining(stopped, es, at(3, 13)) == 20
+    running, _ = resume(stopped, es, at=at(3, 15, 9), actor="u-1")
+    assert running.due == end_of(4, 6)
+    assert replay(extension.rule, es, end_of(3, 22), running.events) == running
+    with pytest.raises(DeadlineInputInvalid):
+        resume(stopped, es, at=at(3, 12, 14), actor="u-1")
+
+
+def test_resuming_a_future_deadline_on_the_day_of_its_suspension_keeps_its_due_date(
+    es: Calendar,
+) -> None:
+    extension = start_deadline(DeadlineRule(unit="calendar_days", days=10), es, end_of(3, 22))
+    stopped, _ = suspend(extension, es, at=at(3, 12, 9), reason="complement", actor="u-1")
+    running, _ = resume(stopped, es, at=at(3, 12, 17), actor="u-1")
+    assert running.due == extension.due
