@@ -103,11 +103,14 @@ def _heads(platform: Platform) -> list[str]:
 
 
 @click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 def serve_cmd(host: str, port: int) -> None:
-    """Serve the HTTP API and pages; uvicorn's server and access logs are structured and
-    redacted like every other line (``core.logging``)."""
+    """Serve the HTTP API and pages.
+
+    \f
+    uvicorn's server and access logs are structured and redacted like every other line
+    (``core.logging``)."""
     import uvicorn
 
     from core.web import create_app
@@ -129,8 +132,8 @@ def serve_cmd(host: str, port: int) -> None:
 
 
 @click.command("run")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.pass_context
 def run_cmd(ctx: click.Context, host: str, port: int) -> None:
     """Everything in one process on the embedded defaults (API, delivery, workers, ticks)."""

@@ -69,7 +69,7 @@ def workflow_group() -> None:
 
 @workflow_group.command("publish")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def publish_cmd(file: Path, as_json: bool) -> None:
     """Validate and publish a definition (JSON, or BPMN 2.0 XML by extension .bpmn/.xml)."""
     from services.workflow.definition.bpmn import import_bpmn
@@ -98,7 +98,7 @@ def publish_cmd(file: Path, as_json: bool) -> None:
 
 
 @workflow_group.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_cmd(as_json: bool) -> None:
     """List published versions."""
 
@@ -126,7 +126,13 @@ def list_cmd(as_json: bool) -> None:
 @workflow_group.command("export")
 @click.argument("key")
 @click.option("--version", "number", type=int, default=None, help="Default: the latest.")
-@click.option("--format", "fmt", type=click.Choice(["json", "bpmn"]), default="json")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "bpmn"]),
+    default="json",
+    help="JSON (the definition) or BPMN 2.0 XML.",
+)
 def export_cmd(key: str, number: int | None, fmt: str) -> None:
     """Print a version as JSON or as BPMN 2.0 XML with diagram layout."""
 
@@ -159,8 +165,8 @@ def instance_group() -> None:
 @click.argument("key")
 @click.option("--context", "context", default="{}", help="JSON object, or @file.json")
 @click.option("--subject", default=None, help="TYPE:ID of the domain object")
-@click.option("--business-key", default=None)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--business-key", default=None, help="The caller's own key for the case.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def start_cmd(
     key: str, context: str, subject: str | None, business_key: str | None, as_json: bool
 ) -> None:
@@ -188,7 +194,7 @@ def start_cmd(
 
 @instance_group.command("show", cls=ReadCommand)
 @click.argument("ref", metavar="INSTANCE")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def show_cmd(ref: str, as_json: bool) -> None:
     """Show an instance (by id or protocol number), its tasks and its history."""
 
@@ -229,7 +235,7 @@ def dlq_group() -> None:
 
 
 @dlq_group.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def dlq_list(as_json: bool) -> None:
     """List open dead letters (identifiers and reasons, never payload values)."""
 

@@ -134,7 +134,7 @@ def _text(report: MigrationReport) -> str:
     is_flag=True,
     help="For a background migration: follow its progress on stderr until it is over.",
 )
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option(
     "--progress",
     "show_progress",

@@ -51,7 +51,7 @@ def operation_group() -> None:
 
 
 @operation_group.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_cmd(as_json: bool) -> None:
     """The newest operations, newest first."""
 
@@ -70,7 +70,7 @@ def list_cmd(as_json: bool) -> None:
 
 @operation_group.command("show")
 @click.argument("operation_id", type=click.UUID)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def show_cmd(operation_id: UUID, as_json: bool) -> None:
     """Status, progress counters and refused items of OPERATION_ID."""
 

@@ -50,7 +50,7 @@ def queue_group() -> None:
 
 @queue_group.command("list")
 @click.argument("queue")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_cmd(queue: str, as_json: bool) -> None:
     """List the user ids that are members of QUEUE."""
 

@@ -43,7 +43,7 @@ def unit_group() -> None:
 
 
 @unit_group.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_cmd(as_json: bool) -> None:
     """List every unit with its queues and supervisors."""
 
