@@ -19,6 +19,7 @@ from contracts.workflow.types import StartRequest, SubjectRef
 from core.cli import ReadCommand, run_async
 from services.workflow.cli_instance_list import list_instances_cmd
 from services.workflow.cli_reads import resolve, with_reads
+from services.workflow.cli_text import gettext as _
 
 if TYPE_CHECKING:
     from services.workflow.bootstrap import WorkflowService
@@ -55,10 +56,11 @@ def _load_json(value: str) -> dict[str, Any]:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise click.BadParameter(
-            f"not valid JSON (line {exc.lineno}, column {exc.colno})"
+            _("not valid JSON (line %(line)s, column %(column)s)")
+            % {"line": exc.lineno, "column": exc.colno}
         ) from None
     if not isinstance(data, dict):
-        raise click.BadParameter("must be a JSON object")
+        raise click.BadParameter(_("must be a JSON object"))
     return data
 
 
@@ -74,7 +76,7 @@ def publish_cmd(file: Path, as_json: bool) -> None:
     """Validate and publish a definition (JSON, or BPMN 2.0 XML by extension .bpmn/.xml)."""
     from services.workflow.definition.bpmn import import_bpmn
 
-    click.echo(f"publishing {file.name}...", err=True)
+    click.echo(_("publishing %(file)s…") % {"file": file.name}, err=True)
     content = file.read_bytes()
     data: Any = import_bpmn(content) if file.suffix in (".bpmn", ".xml") else content
 
@@ -92,7 +94,11 @@ def publish_cmd(file: Path, as_json: bool) -> None:
         as_json,
         lambda d: (
             f"{d['key']} v{d['version']} "
-            + ("published" if d["created"] else "unchanged (same content as the latest version)")
+            + (
+                _("published")
+                if d["created"]
+                else _("unchanged (same content as the latest version)")
+            )
         ),
     )
 
@@ -118,7 +124,7 @@ def list_cmd(as_json: bool) -> None:
                 f"{r['key']:40} v{r['version']:<4} {r['status']:10} {r['checksum'][:12]}"
                 for r in rs
             )
-            or "no versions published"
+            or _("no versions published")
         ),
     )
 
@@ -173,7 +179,7 @@ def start_cmd(
     """Start an instance of the latest version of KEY."""
     ref = None
     if subject:
-        kind, _, ident = subject.partition(":")
+        kind, _sep, ident = subject.partition(":")
         ref = SubjectRef(type=kind, id=ident)
     request = StartRequest(
         definition_key=key,
@@ -258,7 +264,7 @@ def dlq_list(as_json: bool) -> None:
                 f"{r['id']} {r['instance_id']} {r['node_id']} {r['reason']} x{r['attempts']}"
                 for r in rs
             )
-            or "no open dead letters"
+            or _("no open dead letters")
         ),
     )
 
@@ -296,10 +302,10 @@ def tick_cmd(every: float | None) -> None:
             if every is None:
                 return total
             if fired:
-                click.echo(f"{fired} timer(s) fired")
+                click.echo(_("timers fired: %(count)s") % {"count": fired})
             await asyncio.sleep(every)
 
-    click.echo(f"{with_service(_tick)} timer(s) fired")
+    click.echo(_("timers fired: %(count)s") % {"count": with_service(_tick)})
 
 
 instance_group.add_command(list_instances_cmd)

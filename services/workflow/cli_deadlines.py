@@ -18,6 +18,7 @@ from contracts.kernel import Actor
 from core.cli import run_async
 from core.localtime import date_text, datetime_text
 from services.workflow.cli_reads import instance_id
+from services.workflow.cli_text import gettext as _
 
 if TYPE_CHECKING:
     from services.workflow.bootstrap import WorkflowService
@@ -177,9 +178,11 @@ def _instant(text: str) -> datetime:
     try:
         value = datetime.fromisoformat(text)
     except ValueError as exc:
-        raise click.BadParameter("use an ISO 8601 instant such as 2026-12-01T10:00-03:00") from exc
+        raise click.BadParameter(
+            _("use an ISO 8601 instant such as 2026-12-01T10:00-03:00")
+        ) from exc
     if value.tzinfo is None:
-        raise click.BadParameter("the instant needs an offset, e.g. -03:00 or Z")
+        raise click.BadParameter(_("the instant needs an offset, e.g. -03:00 or Z"))
     return value
 
 

@@ -137,7 +137,7 @@ def test_publishing_a_bad_bpmn_file_is_a_one_line_refusal(
     result = run("workflow", "publish", str(broken), database_url=database_url)
     line = error_line(result)
     assert result.returncode in (1, 2), line
-    assert result.stderr.splitlines()[0] == "publishing broken.bpmn..."
+    assert result.stderr.splitlines()[0] == "publicando broken.bpmn…"
 
 
 NAMELESS_TASK = {
