@@ -195,7 +195,19 @@ def start_cmd(
         return await service.engine.status(view.id)
 
     view = with_service(_start)
-    emit(view, as_json, lambda v: f"{v.protocol} {v.id} {v.status} at {', '.join(v.current_nodes)}")
+    emit(
+        view,
+        as_json,
+        lambda v: (
+            _("%(protocol)s %(id)s %(status)s at %(nodes)s")
+            % {
+                "protocol": v.protocol,
+                "id": v.id,
+                "status": v.status,
+                "nodes": ", ".join(v.current_nodes),
+            }
+        ),
+    )
 
 
 @instance_group.command("show", cls=ReadCommand)
@@ -220,12 +232,17 @@ def show_cmd(ref: str, as_json: bool) -> None:
         v = d["instance"]
         lines = [
             f"{v.protocol}  {v.definition_key} v{v.definition_version}  {v.status}",
-            f"  at: {', '.join(v.current_nodes) or '-'}",
+            "  " + _("at: %(nodes)s") % {"nodes": ", ".join(v.current_nodes) or "-"},
         ]
         if v.failure is not None:
             codes = "/".join(c for c in (v.failure.reason, v.failure.cause) if c)
-            lines.append(f"  failure: {v.failure.message} [{codes}]")
-        lines += [f"  task {t.id} {t.node_id} [{t.queue}] {t.status}" for t in d["tasks"]]
+            failure = _("failure: %(message)s [%(codes)s]")
+            lines.append("  " + failure % {"message": v.failure.message, "codes": codes})
+        task = _("task %(id)s %(node)s [%(queue)s] %(status)s")
+        lines += [
+            "  " + task % {"id": t.id, "node": t.node_id, "queue": t.queue, "status": t.status}
+            for t in d["tasks"]
+        ]
         lines += [
             f"  {h.seq:3} {h.at:%Y-%m-%d %H:%M:%S} {h.event} {h.from_node or ''}->{h.to_node or ''}"
             for h in d["history"]

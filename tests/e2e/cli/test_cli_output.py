@@ -191,4 +191,4 @@ def test_deadline_show_lists_the_deadlines_in_text(database_url: str) -> None:
     _, protocol = _started(database_url)
     shown = run("deadline", "show", protocol, database_url=database_url)
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.startswith(f"{DEADLINE} running due ")
+    assert shown.stdout.startswith(f"{DEADLINE} running vence ")
