@@ -55,3 +55,11 @@ def test_english_help_with_tramita_lang_en() -> None:
     text = " ".join(options.stdout.split())
     assert "List instances, newest first" in text
     assert "--definition TEXT Only this definition (key)." in text
+
+
+def test_the_kernels_output_lines_follow_tramita_lang() -> None:
+    listed = run("plugins")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines()[0] == "Plugins (serviço de fluxo de trabalho instalado):"
+    english = run("plugins", TRAMITA_LANG="en")
+    assert english.stdout.splitlines()[0] == "Plugins (workflow service installed):"
