@@ -120,3 +120,28 @@ def test_switching_language_translates_again_from_the_english_source() -> None:
     )
     localize(main, "en")
     assert main.help == "Tramita: durable workflows and approvals for public-sector platforms."
+
+
+def test_every_command_and_option_has_a_help_text() -> None:
+    """A command or option without help would escape the translation check above."""
+    missing = []
+    stack: list[tuple[str, click.Command, click.Context]] = [
+        ("tramita", main, click.Context(main, info_name="tramita"))
+    ]
+    while stack:
+        path, command, ctx = stack.pop()
+        if not (command.help or command.short_help):
+            missing.append(path)
+        missing += [
+            f"{path} {p.opts[-1]}"
+            for p in command.params
+            if isinstance(p, click.Option) and not p.help
+        ]
+        if isinstance(command, click.Group):
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                assert sub is not None
+                stack.append(
+                    (f"{path} {name}", sub, click.Context(sub, parent=ctx, info_name=name))
+                )
+    assert missing == []
