@@ -140,6 +140,9 @@ class TramitaCLI(LazyGroup):
         from core.cli_catalog import install
 
         install()  # click's own words (Usage:, Options, its errors) in TRAMITA_LANG's language
+        from core.cli_help import localize
+
+        localize(self)  # and the help of Tramita's commands (core.cli_help)
         argv = list(sys.argv[1:] if args is None else args)
         if "--verbose" in argv or "-v" in argv:
             os.environ["TRAMITA_VERBOSE"] = "1"

@@ -14,8 +14,8 @@ import click
 import msgspec
 
 from core.audit import ChainReport, verify_chain
+from core.cli_text import gettext as _
 from core.db import create_engine
-from core.i18n import gettext as _
 from core.settings import load_settings
 
 
@@ -49,13 +49,20 @@ def verify_cmd(as_json: bool) -> None:
         body["ok"] = report.ok
         click.echo(msgspec.json.encode(body).decode())
     elif report.ok:
-        click.echo(f"audit chain intact: {report.checked} entries")
+        click.echo(_("audit chain intact: %(count)s entries") % {"count": report.checked})
         if report.head_seq is not None:
-            click.echo(f"head: seq {report.head_seq} hash {report.head_hash}")
+            head = _("head: seq %(seq)s hash %(hash)s")
+            click.echo(head % {"seq": report.head_seq, "hash": report.head_hash})
     else:
-        click.echo(
-            f"audit chain BROKEN at entry seq {report.broken_seq} (id {report.broken_id}): "
-            f"{report.problem}; {report.checked} entries before it verified",
-            err=True,
+        broken = _(
+            "audit chain BROKEN at entry seq %(seq)s (id %(id)s): %(problem)s; "
+            "%(count)s entries before it verified"
         )
+        values = {
+            "seq": report.broken_seq,
+            "id": report.broken_id,
+            "problem": report.problem,
+            "count": report.checked,
+        }
+        click.echo(broken % values, err=True)
     sys.exit(0 if report.ok else 1)

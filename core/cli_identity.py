@@ -13,6 +13,7 @@ import click
 
 from core.app import Platform
 from core.auth import DEFAULT_TOKEN_TTL_S, issue_token
+from core.cli_text import gettext as _
 from core.settings import load_settings
 
 
@@ -73,11 +74,12 @@ def token_issue(user_id: str, ttl: int) -> None:
     try:
         uuid.UUID(user_id)
     except ValueError as exc:
-        raise click.BadParameter("a user id is a UUID", param_hint="USER_ID") from exc
+        raise click.BadParameter(_("a user id is a UUID"), param_hint="USER_ID") from exc
     longest = load_settings().token_max_ttl_s
     if not 1 <= ttl <= longest:
         raise click.BadParameter(
-            f"must be 1 to {longest} seconds (TRAMITA_TOKEN_MAX_TTL_S)", param_hint="--ttl"
+            _("must be 1 to %(longest)s seconds (TRAMITA_TOKEN_MAX_TTL_S)") % {"longest": longest},
+            param_hint="--ttl",
         )
 
     async def _issue() -> str:
@@ -85,7 +87,7 @@ def token_issue(user_id: str, ttl: int) -> None:
         try:
             user = await platform.directory.get_user(user_id)
             if not user.active:
-                raise click.ClickException("the user is inactive")
+                raise click.ClickException(_("the user is inactive"))
             return issue_token(
                 platform.settings.secret_key, user.id, now=platform.clock.now(), ttl_s=ttl
             )

@@ -12,6 +12,7 @@ import click
 from core import migrate
 from core.app import Platform
 from core.cli import _host, run_async
+from core.cli_text import gettext as _
 from core.logging import stdlib_config
 from core.settings import load_settings
 
@@ -29,9 +30,11 @@ def plugins_cmd(as_json: bool) -> None:
         click.echo(json.dumps({"plugins": by_plugin, "kinds": host.kinds}, indent=2))
         return
     mode = (
-        "workflow service installed" if host.has_services() else "plain mode (no workflow service)"
+        _("workflow service installed")
+        if host.has_services()
+        else _("plain mode (no workflow service)")
     )
-    click.echo(f"Plugins ({mode}):")
+    click.echo(_("Plugins (%(mode)s):") % {"mode": mode})
     for name in host.names():
         click.echo(f"  {name} [{host.kinds.get(name, 'kernel')}]")
         for kind, names in sorted(by_plugin.get(name, {}).items()):
@@ -47,11 +50,11 @@ def db_group() -> None:
 def db_upgrade() -> None:
     """Apply every installed plugin's migrations (idempotent)."""
     settings = load_settings()
-    click.echo("upgrading the database schema...", err=True)
+    click.echo(_("upgrading the database schema…"), err=True)
     host = _host()
     branches = host.collect().migrations
     heads = migrate.upgrade(settings.database_url, branches)
-    click.echo(f"database at heads: {', '.join(heads)}")
+    click.echo(_("database at heads: %(heads)s") % {"heads": ", ".join(heads)})
 
 
 @db_group.command("status")
@@ -59,8 +62,9 @@ def db_status() -> None:
     """Show applied and known migration heads."""
     settings = load_settings()
     branches = _host().collect().migrations
-    click.echo(f"applied: {', '.join(migrate.current_heads(settings.database_url, branches))}")
-    click.echo(f"known:   {', '.join(migrate.known_heads(branches))}")
+    applied = ", ".join(migrate.current_heads(settings.database_url, branches))
+    click.echo(_("applied: %(heads)s") % {"heads": applied})
+    click.echo(_("known: %(heads)s") % {"heads": ", ".join(migrate.known_heads(branches))})
 
 
 @click.command("demo")
@@ -71,22 +75,21 @@ def demo_cmd() -> None:
         # A server role: the embedded delivery and timer tick run while the demo cases play.
         platform = await Platform.boot(role="server")
         try:
-            click.echo("Tramita demo")
-            click.echo(f"  database: {platform.settings.database_url}")
-            click.echo(
-                "  delivery: "
-                + (
-                    "in-process"
-                    if platform.settings.embedded
-                    else platform.settings.redis_url or ""
-                )
+            settings = platform.settings
+            delivery = _("in-process") if settings.embedded else settings.redis_url or ""
+            mode = (
+                _("plain (workflow service not installed)")
+                if platform.plain_mode
+                else _("workflow")
             )
-            click.echo(
-                "  mode:     "
-                + ("plain (workflow service not installed)" if platform.plain_mode else "workflow")
-            )
-            click.echo(f"  plugins:  {', '.join(platform.host.names())}")
-            click.echo(f"  schema:   {', '.join(await asyncio.to_thread(_heads, platform))}")
+            heads = ", ".join(await asyncio.to_thread(_heads, platform))
+            click.echo(_("Tramita demo"))
+            click.echo("  " + _("database: %(url)s") % {"url": settings.database_url})
+            click.echo("  " + _("delivery: %(delivery)s") % {"delivery": delivery})
+            click.echo("  " + _("mode: %(mode)s") % {"mode": mode})
+            plugins = ", ".join(platform.host.names())
+            click.echo("  " + _("plugins: %(plugins)s") % {"plugins": plugins})
+            click.echo("  " + _("schema: %(heads)s") % {"heads": heads})
             for plugin, pending in platform.host.demo_data(platform):
                 lines = await pending if inspect.isawaitable(pending) else pending
                 click.echo(f"\n[{plugin}]")
@@ -103,11 +106,14 @@ def _heads(platform: Platform) -> list[str]:
 
 
 @click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 def serve_cmd(host: str, port: int) -> None:
-    """Serve the HTTP API and pages; uvicorn's server and access logs are structured and
-    redacted like every other line (``core.logging``)."""
+    """Serve the HTTP API and pages.
+
+    \f
+    uvicorn's server and access logs are structured and redacted like every other line
+    (``core.logging``)."""
     import uvicorn
 
     from core.web import create_app
@@ -129,8 +135,8 @@ def serve_cmd(host: str, port: int) -> None:
 
 
 @click.command("run")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.pass_context
 def run_cmd(ctx: click.Context, host: str, port: int) -> None:
     """Everything in one process on the embedded defaults (API, delivery, workers, ticks)."""

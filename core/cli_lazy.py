@@ -3,7 +3,8 @@
 ``tramita --help`` lists every command from its entry (name and one-line help) without importing
 the code behind it; ``tramita NAME ...`` imports ``module:attribute`` of that one command. This
 keeps the start-up of a short command well under a second: a plugin's commands cost nothing
-until they are used. This module imports nothing but click.
+until they are used. This module imports nothing but click (and ``core.cli_help``, the
+standard library's gettext, for the help in the reader's language).
 """
 
 from __future__ import annotations
@@ -50,20 +51,25 @@ class LazyGroup(click.Group):
         return sorted({*self.commands, *self.lazy})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command, its help in the reader's language (``core.cli_help``)."""
+        from core.cli_help import localize
+
+        if cmd_name not in self.commands:
+            self._ensure_lazy(ctx)
         if cmd_name in self.commands:
-            return self.commands[cmd_name]
-        self._ensure_lazy(ctx)
-        if cmd_name in self.commands:
-            return self.commands[cmd_name]
+            return localize(self.commands[cmd_name])
         entry = self.lazy.get(cmd_name)
         if entry is None:
             return None
         command = entry.load()
         self.add_command(command, cmd_name)
-        return command
+        return localize(command)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """Like click's, but an entry not loaded yet shows its registered help."""
+        """Like click's, but an entry not loaded yet shows its registered help (translated by
+        the catalog of the package of its target)."""
+        from core.cli_help import localize, translate
+
         rows: list[tuple[str, str]] = []
         limit = formatter.width - 6 - max((len(n) for n in self.list_commands(ctx)), default=0)
         for name in self.list_commands(ctx):
@@ -71,9 +77,10 @@ class LazyGroup(click.Group):
             if loaded is not None:
                 if loaded.hidden:
                     continue
-                rows.append((name, loaded.get_short_help_str(limit)))
+                rows.append((name, localize(loaded).get_short_help_str(limit)))
             else:
-                rows.append((name, self.lazy[name].help))
+                entry = self.lazy[name]
+                rows.append((name, translate(entry.help, entry.target.partition(":")[0])))
         if rows:
             with formatter.section(click_word("Commands")):
                 formatter.write_dl(rows)

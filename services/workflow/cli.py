@@ -19,6 +19,7 @@ from contracts.workflow.types import StartRequest, SubjectRef
 from core.cli import ReadCommand, run_async
 from services.workflow.cli_instance_list import list_instances_cmd
 from services.workflow.cli_reads import resolve, with_reads
+from services.workflow.cli_text import gettext as _
 
 if TYPE_CHECKING:
     from services.workflow.bootstrap import WorkflowService
@@ -55,10 +56,11 @@ def _load_json(value: str) -> dict[str, Any]:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise click.BadParameter(
-            f"not valid JSON (line {exc.lineno}, column {exc.colno})"
+            _("not valid JSON (line %(line)s, column %(column)s)")
+            % {"line": exc.lineno, "column": exc.colno}
         ) from None
     if not isinstance(data, dict):
-        raise click.BadParameter("must be a JSON object")
+        raise click.BadParameter(_("must be a JSON object"))
     return data
 
 
@@ -69,12 +71,12 @@ def workflow_group() -> None:
 
 @workflow_group.command("publish")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def publish_cmd(file: Path, as_json: bool) -> None:
     """Validate and publish a definition (JSON, or BPMN 2.0 XML by extension .bpmn/.xml)."""
     from services.workflow.definition.bpmn import import_bpmn
 
-    click.echo(f"publishing {file.name}...", err=True)
+    click.echo(_("publishing %(file)s…") % {"file": file.name}, err=True)
     content = file.read_bytes()
     data: Any = import_bpmn(content) if file.suffix in (".bpmn", ".xml") else content
 
@@ -92,13 +94,17 @@ def publish_cmd(file: Path, as_json: bool) -> None:
         as_json,
         lambda d: (
             f"{d['key']} v{d['version']} "
-            + ("published" if d["created"] else "unchanged (same content as the latest version)")
+            + (
+                _("published")
+                if d["created"]
+                else _("unchanged (same content as the latest version)")
+            )
         ),
     )
 
 
 @workflow_group.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_cmd(as_json: bool) -> None:
     """List published versions."""
 
@@ -118,7 +124,7 @@ def list_cmd(as_json: bool) -> None:
                 f"{r['key']:40} v{r['version']:<4} {r['status']:10} {r['checksum'][:12]}"
                 for r in rs
             )
-            or "no versions published"
+            or _("no versions published")
         ),
     )
 
@@ -126,7 +132,13 @@ def list_cmd(as_json: bool) -> None:
 @workflow_group.command("export")
 @click.argument("key")
 @click.option("--version", "number", type=int, default=None, help="Default: the latest.")
-@click.option("--format", "fmt", type=click.Choice(["json", "bpmn"]), default="json")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "bpmn"]),
+    default="json",
+    help="JSON (the definition) or BPMN 2.0 XML.",
+)
 def export_cmd(key: str, number: int | None, fmt: str) -> None:
     """Print a version as JSON or as BPMN 2.0 XML with diagram layout."""
 
@@ -159,15 +171,15 @@ def instance_group() -> None:
 @click.argument("key")
 @click.option("--context", "context", default="{}", help="JSON object, or @file.json")
 @click.option("--subject", default=None, help="TYPE:ID of the domain object")
-@click.option("--business-key", default=None)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--business-key", default=None, help="The caller's own key for the case.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def start_cmd(
     key: str, context: str, subject: str | None, business_key: str | None, as_json: bool
 ) -> None:
     """Start an instance of the latest version of KEY."""
     ref = None
     if subject:
-        kind, _, ident = subject.partition(":")
+        kind, _sep, ident = subject.partition(":")
         ref = SubjectRef(type=kind, id=ident)
     request = StartRequest(
         definition_key=key,
@@ -183,12 +195,24 @@ def start_cmd(
         return await service.engine.status(view.id)
 
     view = with_service(_start)
-    emit(view, as_json, lambda v: f"{v.protocol} {v.id} {v.status} at {', '.join(v.current_nodes)}")
+    emit(
+        view,
+        as_json,
+        lambda v: (
+            _("%(protocol)s %(id)s %(status)s at %(nodes)s")
+            % {
+                "protocol": v.protocol,
+                "id": v.id,
+                "status": v.status,
+                "nodes": ", ".join(v.current_nodes),
+            }
+        ),
+    )
 
 
 @instance_group.command("show", cls=ReadCommand)
 @click.argument("ref", metavar="INSTANCE")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def show_cmd(ref: str, as_json: bool) -> None:
     """Show an instance (by id or protocol number), its tasks and its history."""
 
@@ -208,12 +232,17 @@ def show_cmd(ref: str, as_json: bool) -> None:
         v = d["instance"]
         lines = [
             f"{v.protocol}  {v.definition_key} v{v.definition_version}  {v.status}",
-            f"  at: {', '.join(v.current_nodes) or '-'}",
+            "  " + _("at: %(nodes)s") % {"nodes": ", ".join(v.current_nodes) or "-"},
         ]
         if v.failure is not None:
             codes = "/".join(c for c in (v.failure.reason, v.failure.cause) if c)
-            lines.append(f"  failure: {v.failure.message} [{codes}]")
-        lines += [f"  task {t.id} {t.node_id} [{t.queue}] {t.status}" for t in d["tasks"]]
+            failure = _("failure: %(message)s [%(codes)s]")
+            lines.append("  " + failure % {"message": v.failure.message, "codes": codes})
+        task = _("task %(id)s %(node)s [%(queue)s] %(status)s")
+        lines += [
+            "  " + task % {"id": t.id, "node": t.node_id, "queue": t.queue, "status": t.status}
+            for t in d["tasks"]
+        ]
         lines += [
             f"  {h.seq:3} {h.at:%Y-%m-%d %H:%M:%S} {h.event} {h.from_node or ''}->{h.to_node or ''}"
             for h in d["history"]
@@ -229,7 +258,7 @@ def dlq_group() -> None:
 
 
 @dlq_group.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def dlq_list(as_json: bool) -> None:
     """List open dead letters (identifiers and reasons, never payload values)."""
 
@@ -252,7 +281,7 @@ def dlq_list(as_json: bool) -> None:
                 f"{r['id']} {r['instance_id']} {r['node_id']} {r['reason']} x{r['attempts']}"
                 for r in rs
             )
-            or "no open dead letters"
+            or _("no open dead letters")
         ),
     )
 
@@ -290,10 +319,10 @@ def tick_cmd(every: float | None) -> None:
             if every is None:
                 return total
             if fired:
-                click.echo(f"{fired} timer(s) fired")
+                click.echo(_("timers fired: %(count)s") % {"count": fired})
             await asyncio.sleep(every)
 
-    click.echo(f"{with_service(_tick)} timer(s) fired")
+    click.echo(_("timers fired: %(count)s") % {"count": with_service(_tick)})
 
 
 instance_group.add_command(list_instances_cmd)

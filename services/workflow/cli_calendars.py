@@ -32,17 +32,18 @@ from services.workflow.calendar import (
 )
 from services.workflow.calendar.legal import closure_text
 from services.workflow.cli_deadlines import _actor, _with_service
+from services.workflow.cli_text import gettext as _
 
 
 def _day(text: str) -> date:
-    day, _, rest = text.partition("/")
-    month, _, year = rest.partition("/")
+    day, _sep, rest = text.partition("/")
+    month, _sep, year = rest.partition("/")
     try:
         if year:
             return date(int(year), int(month), int(day))
         return date.fromisoformat(text)
     except ValueError as exc:
-        raise click.BadParameter("use dd/mm/aaaa or aaaa-mm-dd") from exc
+        raise click.BadParameter(_("use dd/mm/yyyy or yyyy-mm-dd")) from exc
 
 
 # How the CLI names each layer (pt-BR, like the rest of its output).
@@ -118,7 +119,7 @@ def show_cmd(key: str, version: int | None, year: int | None, as_json: bool) -> 
     """The stored calendar KEY (its latest version unless --version)."""
 
     if year is not None and not 1900 <= year <= 2200:
-        raise click.ClickException("--year: give a year between 1900 and 2200")
+        raise click.ClickException(_("--year: give a year between 1900 and 2200"))
 
     async def _go(service: WorkflowService) -> Calendar:
         return await service.deadlines.built_calendar(key, version)
@@ -136,14 +137,16 @@ def _edit(
 ) -> CalendarEdit:
     """The change ``add`` asks for; a bad combination of options is one line, exit 1."""
     if kind != "optional" and (closes is not None or decree):
-        raise click.ClickException("--closes/--open and --decree go with --optional")
+        raise click.ClickException(_("--closes/--open and --decree go with --optional"))
     if kind in ("closed", "optional") and every_year:
-        raise click.ClickException("--every-year goes with --state-holiday or --municipal-holiday")
+        raise click.ClickException(
+            _("--every-year goes with --state-holiday or --municipal-holiday")
+        )
     if kind == "optional":
         if closes is None:
-            raise click.ClickException("--optional needs the decision: --closes or --open")
+            raise click.ClickException(_("--optional needs the decision: --closes or --open"))
         if not decree or not decree.strip():
-            raise click.ClickException("--optional needs --decree (the act that decreed it)")
+            raise click.ClickException(_("--optional needs --decree (the act that decreed it)"))
         return CalendarEdit(
             optional_days=(OptionalDay(name=name, on=day, closes=closes, decree=decree.strip()),)
         )
@@ -164,7 +167,9 @@ def _kind(optional: bool, state: bool, municipal: bool) -> str:
         k for k, on in (("optional", optional), ("state", state), ("municipal", municipal)) if on
     ]
     if len(chosen) > 1:
-        raise click.ClickException("choose one of --optional, --state-holiday, --municipal-holiday")
+        raise click.ClickException(
+            _("choose one of --optional, --state-holiday, --municipal-holiday")
+        )
     return chosen[0] if chosen else "closed"
 
 
@@ -234,7 +239,7 @@ def import_cmd(path: Path, user_id: str | None) -> None:
     try:
         spec = msgspec.json.decode(path.read_bytes(), type=CalendarSpec)
     except msgspec.DecodeError as exc:
-        raise click.BadParameter(f"not a calendar: {exc}") from exc
+        raise click.BadParameter(_("not a calendar: %(reason)s") % {"reason": exc}) from exc
     sealed = seal_spec(spec)
     actor: Actor = _actor(user_id)
 
@@ -242,7 +247,7 @@ def import_cmd(path: Path, user_id: str | None) -> None:
         return await service.deadlines.publish_calendar(sealed, actor)
 
     created = _with_service(_go)
-    state = "stored" if created else "already stored"
+    state = _("stored") if created else _("already stored")
     click.echo(f"{sealed.key} v{sealed.version} {state} ({sealed.checksum})")
 
 

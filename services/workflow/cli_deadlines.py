@@ -18,6 +18,7 @@ from contracts.kernel import Actor
 from core.cli import run_async
 from core.localtime import date_text, datetime_text
 from services.workflow.cli_reads import instance_id
+from services.workflow.cli_text import gettext as _
 
 if TYPE_CHECKING:
     from services.workflow.bootstrap import WorkflowService
@@ -46,13 +47,23 @@ def _actor(user_id: str | None) -> Actor:
 
 
 def _line(view: DeadlineView) -> str:
+    """One deadline; its status and the rule's unit stay codes (as in ``--json``)."""
     due = datetime_text(view.due_at, seconds=True) if view.due_at else "-"
-    return (
-        f"{view.name} {view.status} due {due} remaining {view.remaining_units} "
-        f"({view.rule.unit}) extensions {view.extensions_used}/{view.rule.max_extensions} "
-        f"calendar {view.calendar_key} v{view.calendar_version}"
-        f"{' OVERDUE' if view.overdue else ''}"
-    )
+    line = _(
+        "%(name)s %(status)s due %(due)s remaining %(remaining)s (%(unit)s) "
+        "extensions %(used)s/%(allowed)s calendar %(calendar)s v%(version)s"
+    ) % {
+        "name": view.name,
+        "status": view.status,
+        "due": due,
+        "remaining": view.remaining_units,
+        "unit": view.rule.unit,
+        "used": view.extensions_used,
+        "allowed": view.rule.max_extensions,
+        "calendar": view.calendar_key,
+        "version": view.calendar_version,
+    }
+    return line + (" " + _("OVERDUE") if view.overdue else "")
 
 
 def _emit(views: list[DeadlineView], as_json: bool) -> None:
@@ -153,8 +164,15 @@ def show_cmd(ref: str, name: str | None, as_json: bool) -> None:
     _emit(views, as_json)
     for item in counted:
         click.echo(
-            f"{item.node} / {item.timer}: {item.rule} due {date_text(item.due_on)} 23:59 "
-            f"calendar {item.calendar_key} v{item.calendar_version}"
+            _("%(node)s / %(timer)s: %(rule)s due %(due)s 23:59 calendar %(calendar)s v%(version)s")
+            % {
+                "node": item.node,
+                "timer": item.timer,
+                "rule": item.rule,
+                "due": date_text(item.due_on),
+                "calendar": item.calendar_key,
+                "version": item.calendar_version,
+            }
         )
 
 
@@ -177,9 +195,11 @@ def _instant(text: str) -> datetime:
     try:
         value = datetime.fromisoformat(text)
     except ValueError as exc:
-        raise click.BadParameter("use an ISO 8601 instant such as 2026-12-01T10:00-03:00") from exc
+        raise click.BadParameter(
+            _("use an ISO 8601 instant such as 2026-12-01T10:00-03:00")
+        ) from exc
     if value.tzinfo is None:
-        raise click.BadParameter("the instant needs an offset, e.g. -03:00 or Z")
+        raise click.BadParameter(_("the instant needs an offset, e.g. -03:00 or Z"))
     return value
 
 

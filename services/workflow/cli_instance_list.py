@@ -93,9 +93,21 @@ def table(page: InstancePage, zone_name: str) -> str:
 @click.option("--definition", "definition_key", default=None, help="Only this definition (key).")
 @click.option("--status", type=click.Choice(STATUS_CODES), default=None, help="Only this status.")
 @click.option("--overdue", is_flag=True, help="Only instances with an open task past its due time.")
-@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
-@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 1000),
+    default=50,
+    show_default=True,
+    help="At most this many instances.",
+)
+@click.option(
+    "--offset",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="Skip this many (the next page).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_instances_cmd(
     definition_key: str | None,
     status: str | None,

@@ -67,13 +67,15 @@ def _mapping(pairs: tuple[str, ...], mapping_file: Path | None) -> dict[str, str
         data = json.loads(mapping_file.read_text())
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
             raise click.BadParameter(
-                "must be a JSON object of node id to node id", param_hint="--mapping"
+                _("must be a JSON object of node id to node id"), param_hint="--mapping"
             )
         out.update(data)
     for pair in pairs:
         source, sep, target = pair.partition("=")
         if not sep or not source or not target:
-            raise click.BadParameter(f"expected SOURCE=TARGET, got {pair!r}", param_hint="--map")
+            raise click.BadParameter(
+                _("expected SOURCE=TARGET, got %(pair)r") % {"pair": pair}, param_hint="--map"
+            )
         out[source] = target
     return out
 
@@ -86,7 +88,8 @@ def _line(plan: InstancePlan) -> str:
         f"    {t.token_id}: {t.from_node} -> {t.to_node or '?'} [{t.action}]" for t in plan.tokens
     ]
     blockers = [
-        f"    blocked: {b.code}"
+        "    "
+        + _("blocked: %(code)s") % {"code": b.code}
         + "".join(
             f" {k}={v}"
             for k, v in (("token", b.token_id), ("node", b.node_id), ("target", b.target))
@@ -99,12 +102,17 @@ def _line(plan: InstancePlan) -> str:
 
 
 def _text(report: MigrationReport) -> str:
-    mode = "dry run" if report.dry_run else "migration"
+    """The report for a person; result and blocker codes stay codes (as in ``--json``)."""
+    mode = _("dry run") if report.dry_run else _("migration")
     lines = [f"{mode}: {report.definition_key} v{report.from_version} -> v{report.to_version}"]
-    lines += [f"  mapping error: {e.path} {e.code}" for e in report.mapping_errors]
+    lines += [
+        "  " + _("mapping error: %(path)s %(code)s") % {"path": e.path, "code": e.code}
+        for e in report.mapping_errors
+    ]
     lines += [_line(p) for p in report.instances]
     counts = {r: report.count(r) for r in ("would_migrate", "migrated", "blocked", "failed")}
-    lines.append("  " + ", ".join(f"{n} {r}" for r, n in counts.items() if n) or "  nothing")
+    summary = ", ".join(f"{n} {r}" for r, n in counts.items() if n)
+    lines.append("  " + (summary or _("nothing to migrate")))
     return "\n".join(lines)
 
 
@@ -134,7 +142,7 @@ def _text(report: MigrationReport) -> str:
     is_flag=True,
     help="For a background migration: follow its progress on stderr until it is over.",
 )
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option(
     "--progress",
     "show_progress",
@@ -166,7 +174,9 @@ def migrate_cmd(
     if instances_file is not None:
         chosen += [s for line in instances_file.read_text().splitlines() if (s := line.strip())]
     if not chosen and not all_in_flight:
-        raise click.UsageError("choose instances: --instance, --instances-file or --all-in-flight")
+        raise click.UsageError(
+            _("choose instances: --instance, --instances-file or --all-in-flight")
+        )
 
     async def _go(service: WorkflowService, migrator: Migrator) -> MigrationReport | OperationView:
         ids = chosen + (await migrator.candidates(key, from_version) if all_in_flight else [])
@@ -237,10 +247,15 @@ def migrate_cmd(
 
 
 def _progress(view: OperationView) -> str:
-    return (
-        f"{view.done + view.refused}/{view.total} handled ({view.percent}%): "
-        f"{view.done} done, {view.refused} refused"
-    )
+    return _(
+        "%(handled)s/%(total)s handled (%(percent)s%%): %(done)s done, %(refused)s refused"
+    ) % {
+        "handled": view.done + view.refused,
+        "total": view.total,
+        "percent": view.percent,
+        "done": view.done,
+        "refused": view.refused,
+    }
 
 
 async def _follow(
@@ -248,7 +263,7 @@ async def _follow(
 ) -> OperationView:
     """Poll the operation until it is over, one progress line on stderr per change. On the
     embedded defaults nobody else delivers its messages, so this process runs it meanwhile."""
-    click.echo(f"migrating in the background: operation {started.id}", err=True)
+    click.echo(_("migrating in the background: operation %(id)s") % {"id": started.id}, err=True)
     embedded = service.platform.settings.embedded
     if embedded:
         service.delivery.start()
@@ -273,17 +288,22 @@ def _operation_out(view: OperationView, *, waited: bool, as_json: bool) -> None:
     if as_json:
         click.echo(msgspec.json.encode(view).decode())
     elif not waited:
-        click.echo(
-            f"migration running in the background: operation {view.id} ({view.total} instances)"
-        )
-        click.echo(f"progress page: {OPERATIONS_PAGE}/{view.id}")
-        click.echo(f"follow it with: tramita operation show {view.id}")
+        running = _("migration running in the background: operation %(id)s (%(total)s instances)")
+        click.echo(running % {"id": view.id, "total": view.total})
+        click.echo(_("progress page: %(url)s") % {"url": f"{OPERATIONS_PAGE}/{view.id}"})
+        follow = _("follow it with: %(command)s")
+        click.echo(follow % {"command": f"tramita operation show {view.id}"})
     else:
-        click.echo(f"operation {view.id}: {view.status}; {_progress(view)}")
+        click.echo(
+            _("operation %(id)s: %(status)s; %(progress)s")
+            % {"id": view.id, "status": view.status, "progress": _progress(view)}
+        )
         if view.error:
-            click.echo(f"error: {view.error}")
+            click.echo(_("error: %(error)s") % {"error": view.error})
         for refusal in view.refusals:
-            click.echo(f"refused {refusal.item_id}: {refusal.code}")
+            click.echo(
+                _("refused %(item)s: %(code)s") % {"item": refusal.item_id, "code": refusal.code}
+            )
     if waited and (view.status != "finished" or view.refused):
         raise SystemExit(1)
 
@@ -318,7 +338,11 @@ def repair_cmd(
         return await service.engine.status(view.id)
 
     view = _with_migrator(_go)
-    click.echo(f"{view.protocol} {view.status} at {', '.join(view.current_nodes) or '-'}")
+    at = ", ".join(view.current_nodes) or "-"
+    click.echo(
+        _("%(protocol)s %(status)s at %(nodes)s")
+        % {"protocol": view.protocol, "status": view.status, "nodes": at}
+    )
 
 
 COMMANDS = [migrate_cmd, repair_cmd]

@@ -19,6 +19,7 @@ from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
 from services.workflow.api.operation_runs import OperationView, view_of
+from services.workflow.cli_text import gettext as _
 from services.workflow.plugin import service_of
 from services.workflow.runtime.operations import OperationService
 
@@ -39,10 +40,19 @@ def _with_operations(action: Callable[[OperationService], Awaitable[T]]) -> T:
 
 
 def _counters(view: OperationView) -> str:
-    return (
-        f"{view.done + view.refused}/{view.total} handled ({view.percent}%): "
-        f"{view.done} done, {view.refused} refused, {view.remaining} to do"
-    )
+    """Handled of total, done, refused and still to do; kind and status stay codes (as in
+    ``--json`` and the API)."""
+    return _(
+        "%(handled)s/%(total)s handled (%(percent)s%%): "
+        "%(done)s done, %(refused)s refused, %(remaining)s to do"
+    ) % {
+        "handled": view.done + view.refused,
+        "total": view.total,
+        "percent": view.percent,
+        "done": view.done,
+        "refused": view.refused,
+        "remaining": view.remaining,
+    }
 
 
 @click.group("operation")
@@ -51,7 +61,7 @@ def operation_group() -> None:
 
 
 @operation_group.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_cmd(as_json: bool) -> None:
     """The newest operations, newest first."""
 
@@ -63,14 +73,14 @@ def list_cmd(as_json: bool) -> None:
         click.echo(msgspec.json.encode(views).decode())
         return
     if not views:
-        click.echo("no operations")
+        click.echo(_("no operations"))
     for view in views:
         click.echo(f"{view.id}  {view.kind:<13} {view.status:<9} {_counters(view)}")
 
 
 @operation_group.command("show")
 @click.argument("operation_id", type=click.UUID)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def show_cmd(operation_id: UUID, as_json: bool) -> None:
     """Status, progress counters and refused items of OPERATION_ID."""
 
@@ -82,12 +92,17 @@ def show_cmd(operation_id: UUID, as_json: bool) -> None:
     if as_json:
         click.echo(msgspec.json.encode(view).decode())
         return
-    click.echo(f"operation {view.id}: {view.kind}, {view.status}")
+    click.echo(
+        _("operation %(id)s: %(kind)s, %(status)s")
+        % {"id": view.id, "kind": view.kind, "status": view.status}
+    )
     click.echo(_counters(view))
     if view.error:
-        click.echo(f"error: {view.error}")
+        click.echo(_("error: %(error)s") % {"error": view.error})
     for refusal in view.refusals:
-        click.echo(f"refused {refusal.item_id}: {refusal.code}")
+        click.echo(
+            _("refused %(item)s: %(code)s") % {"item": refusal.item_id, "code": refusal.code}
+        )
 
 
 @operation_group.command("cancel")
@@ -102,4 +117,6 @@ def cancel_cmd(operation_id: UUID, reason: str) -> None:
         )
 
     view = _with_operations(_go)
-    click.echo(f"operation {view.id} cancelled; {_counters(view)}")
+    click.echo(
+        _("operation %(id)s cancelled; %(counters)s") % {"id": view.id, "counters": _counters(view)}
+    )

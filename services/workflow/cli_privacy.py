@@ -76,8 +76,12 @@ def purge_cmd(dry_run: bool, as_json: bool, show_progress: bool) -> None:
     if as_json:
         click.echo(msgspec.json.encode(report).decode())
         return
-    verb = "would purge" if dry_run else "purged"
-    click.echo(f"{verb} {len(report.instances)} instance(s), {report.keys} value(s)")
+    done = (
+        _("would purge %(instances)s instance(s), %(values)s value(s)")
+        if dry_run
+        else _("purged %(instances)s instance(s), %(values)s value(s)")
+    )
+    click.echo(done % {"instances": len(report.instances), "values": report.keys})
     for protocol in report.instances:
         click.echo(f"  {protocol}")
 

@@ -8,6 +8,7 @@ from contracts.errors import NotFound
 from core.app import Platform
 from core.cli import run_async
 from services.workflow.bootstrap import WorkflowService
+from services.workflow.cli_text import gettext as _
 from services.workflow.config import WORKER_QUEUES, load_config
 from services.workflow.plugin import service_of
 from services.workflow.processes import run_relay, run_workers, stop_event
@@ -16,8 +17,10 @@ from services.workflow.processes import run_relay, run_workers, stop_event
 def _require_redis(platform: Platform) -> None:
     if platform.settings.redis_url is None:
         raise click.ClickException(
-            "TRAMITA_REDIS_URL is not set: with the embedded defaults use `tramita run`, "
-            "which delivers in-process"
+            _(
+                "TRAMITA_REDIS_URL is not set: with the embedded defaults use `tramita run`, "
+                "which delivers in-process"
+            )
         )
 
 

@@ -18,6 +18,7 @@ import msgspec
 from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
+from services.workflow.cli_text import gettext as _
 from services.workflow.plugin import service_of
 from services.workflow.runtime.human_policy import Catalog
 
@@ -40,7 +41,7 @@ def _emit(queue: str, members: list[str], as_json: bool) -> None:
     if as_json:
         click.echo(msgspec.json.encode({"queue": queue, "members": members}).decode())
     else:
-        click.echo("\n".join(members) if members else f"{queue}: no members")
+        click.echo("\n".join(members) if members else _("%(queue)s: no members") % {"queue": queue})
 
 
 @click.group("queue")
@@ -50,7 +51,7 @@ def queue_group() -> None:
 
 @queue_group.command("list")
 @click.argument("queue")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_cmd(queue: str, as_json: bool) -> None:
     """List the user ids that are members of QUEUE."""
 
@@ -71,7 +72,12 @@ def add_cmd(queue: str, user_id: UUID) -> None:
         return await catalog.add_member(queue, str(user_id), actor=CLI_ACTOR)
 
     added = _with_catalog(_add)
-    click.echo(f"{user_id} {'added to' if added else 'is already a member of'} {queue}")
+    done = (
+        _("%(user)s added to %(queue)s")
+        if added
+        else _("%(user)s is already a member of %(queue)s")
+    )
+    click.echo(done % {"user": user_id, "queue": queue})
 
 
 @queue_group.command("remove-member")
@@ -84,7 +90,12 @@ def remove_cmd(queue: str, user_id: UUID) -> None:
         return await catalog.remove_member(queue, str(user_id), actor=CLI_ACTOR)
 
     removed = _with_catalog(_remove)
-    click.echo(f"{user_id} {'removed from' if removed else 'is not a member of'} {queue}")
+    done = (
+        _("%(user)s removed from %(queue)s")
+        if removed
+        else _("%(user)s is not a member of %(queue)s")
+    )
+    click.echo(done % {"user": user_id, "queue": queue})
 
 
 COMMANDS = [queue_group]

@@ -18,6 +18,7 @@ import msgspec
 from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
+from services.workflow.cli_text import gettext as _
 from services.workflow.plugin import service_of
 from services.workflow.runtime.units import UnitRecord, UnitService
 
@@ -43,7 +44,7 @@ def unit_group() -> None:
 
 
 @unit_group.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_cmd(as_json: bool) -> None:
     """List every unit with its queues and supervisors."""
 
@@ -55,11 +56,12 @@ def list_cmd(as_json: bool) -> None:
         click.echo(msgspec.json.encode(found).decode())
         return
     if not found:
-        click.echo("no units")
+        click.echo(_("no units"))
     for unit in found:
         click.echo(f"{unit.key}\t{unit.name}")
-        click.echo(f"  queues: {', '.join(unit.queues) or '-'}")
-        click.echo(f"  supervisors: {', '.join(unit.supervisors) or '-'}")
+        click.echo("  " + _("queues: %(queues)s") % {"queues": ", ".join(unit.queues) or "-"})
+        supervisors = ", ".join(unit.supervisors) or "-"
+        click.echo("  " + _("supervisors: %(users)s") % {"users": supervisors})
 
 
 @unit_group.command("add")
@@ -73,7 +75,8 @@ def add_cmd(key: str, name: str, reason: str) -> None:
         return await units.add(key, name, actor=CLI_ACTOR, reason=reason)
 
     created = _with_units(_add)
-    click.echo(f"unit {key} {'created' if created else 'already exists'}")
+    done = _("unit %(key)s created") if created else _("unit %(key)s already exists")
+    click.echo(done % {"key": key})
 
 
 @unit_group.command("add-queue")
@@ -87,7 +90,8 @@ def add_queue_cmd(unit: str, queue: str, reason: str) -> None:
         return await units.add_queue(unit, queue, actor=CLI_ACTOR, reason=reason)
 
     moved = _with_units(_add)
-    click.echo(f"{queue} {'is now in' if moved else 'was already in'} {unit}")
+    done = _("%(queue)s is now in %(unit)s") if moved else _("%(queue)s was already in %(unit)s")
+    click.echo(done % {"queue": queue, "unit": unit})
 
 
 @unit_group.command("add-supervisor")
@@ -102,7 +106,12 @@ def add_supervisor_cmd(unit: str, user_id: UUID, reason: str) -> None:
         return await units.add_supervisor(unit, str(user_id), actor=CLI_ACTOR, reason=reason)
 
     added = _with_units(_add)
-    click.echo(f"{user_id} {'now supervises' if added else 'already supervises'} {unit}")
+    done = (
+        _("%(user)s now supervises %(unit)s")
+        if added
+        else _("%(user)s already supervises %(unit)s")
+    )
+    click.echo(done % {"user": user_id, "unit": unit})
 
 
 @unit_group.command("remove-supervisor")
@@ -116,7 +125,12 @@ def remove_supervisor_cmd(unit: str, user_id: UUID, reason: str) -> None:
         return await units.remove_supervisor(unit, str(user_id), actor=CLI_ACTOR, reason=reason)
 
     removed = _with_units(_remove)
-    click.echo(f"{user_id} {'no longer supervises' if removed else 'does not supervise'} {unit}")
+    done = (
+        _("%(user)s no longer supervises %(unit)s")
+        if removed
+        else _("%(user)s does not supervise %(unit)s")
+    )
+    click.echo(done % {"user": user_id, "unit": unit})
 
 
 COMMANDS = [unit_group]

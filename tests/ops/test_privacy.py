@@ -204,7 +204,7 @@ async def test_the_purge_command_says_what_it_does_and_counts_with_progress(
         "expurgando os dados pessoais dos processos encerrados com o prazo de retenção vencido…",
         "3 processos expurgados…",
     ]
-    assert done.stdout.startswith("purged 3 instance(s)")
+    assert done.stdout.startswith("expurgados: 3 instância(s)")
 
 
 def test_a_dead_letter_view_masks_personal_payload_values() -> None:

@@ -40,7 +40,7 @@ def run(
 
 
 def error_line(result: subprocess.CompletedProcess[str]) -> str:
-    """The one error line of a failed command (a status line such as "publishing x..." may
+    """The one error line of a failed command (a status line such as "publicando x…" may
     precede it); fails the test on a traceback, a log line or a second error line."""
     assert result.returncode != 0, result.stdout
     assert "Traceback" not in result.stderr, result.stderr

@@ -137,7 +137,7 @@ def test_publishing_a_bad_bpmn_file_is_a_one_line_refusal(
     result = run("workflow", "publish", str(broken), database_url=database_url)
     line = error_line(result)
     assert result.returncode in (1, 2), line
-    assert result.stderr.splitlines()[0] == "publishing broken.bpmn..."
+    assert result.stderr.splitlines()[0] == "publicando broken.bpmn…"
 
 
 SCRIPT_BPMN = """<?xml version="1.0"?>
@@ -231,4 +231,4 @@ def test_deadline_show_lists_the_deadlines_in_text(database_url: str) -> None:
     _, protocol = _started(database_url)
     shown = run("deadline", "show", protocol, database_url=database_url)
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.startswith(f"{DEADLINE} running due ")
+    assert shown.stdout.startswith(f"{DEADLINE} running vence ")

@@ -16,7 +16,7 @@ def test_a_unit_is_made_given_a_queue_and_listed(database_url: str) -> None:
         "unit", "add", "saude", "Secretaria de Saúde", "--reason", "lei", database_url=database_url
     )
     assert made.returncode == 0, made.stderr
-    assert made.stdout.strip() == "unit saude created"
+    assert made.stdout.strip() == "unidade saude criada"
     queue = run(
         "unit",
         "add-queue",

@@ -55,7 +55,7 @@ def test_an_imported_city_calendar_moves_a_due_date_on_its_holiday_only(
     path.write_text(json.dumps(VITORIA), encoding="utf-8")
     runner = CliRunner()
     imported = runner.invoke(calendar_group, ["import", str(path), "--as", "admin-1"])
-    assert imported.exit_code == 0 and "br-es-vitoria v1 stored" in imported.output
+    assert imported.exit_code == 0 and "br-es-vitoria v1 armazenado" in imported.output
     filed = ["preview", "--rule", "lai.request", "--filed", "2026-08-19T10:00-03:00"]
     national = runner.invoke(deadline_group, filed)
     city = runner.invoke(deadline_group, [*filed, "--calendar", "br-es-vitoria"])
@@ -155,10 +155,10 @@ def test_a_state_holiday_added_to_the_state_calendar_reaches_its_cities(
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--optional", "--decree", "D"], "--optional needs the decision: --closes or --open"),
-        (["--optional", "--closes"], "--optional needs --decree"),
-        (["--closes"], "--closes/--open and --decree go with --optional"),
-        (["--optional", "--state-holiday"], "choose one of"),
+        (["--optional", "--decree", "D"], "--optional precisa da decisão: --closes ou --open"),
+        (["--optional", "--closes"], "--optional precisa de --decree"),
+        (["--closes"], "--closes/--open e --decree acompanham --optional"),
+        (["--optional", "--state-holiday"], "escolha só um de"),
     ],
 )
 def test_a_bad_combination_of_options_is_one_line_and_exit_1(

@@ -65,9 +65,9 @@ def test_the_cli_suspends_resumes_and_shows_a_deadline(cli_env: str) -> None:
         ],
     )
     assert suspended.exit_code == 0, suspended.output
-    assert f"{DEADLINE} suspended due -" in suspended.output
+    assert f"{DEADLINE} suspended vence -" in suspended.output
     resumed = runner.invoke(deadline_group, ["resume", *args])
-    assert resumed.exit_code == 0 and f"{DEADLINE} running due " in resumed.output
+    assert resumed.exit_code == 0 and f"{DEADLINE} running vence " in resumed.output
     shown = runner.invoke(deadline_group, ["show", instance_id, "--json"])
     (view,) = json.loads(shown.output)
     assert (view["status"], view["calendar_key"], view["calendar_version"]) == (
@@ -84,7 +84,7 @@ def test_the_cli_extends_once_and_reports_the_refusal_of_a_second_extension(
     runner = CliRunner()
     args = ["extend", instance_id, DEADLINE, "--justification", "consolidation needed"]
     first = runner.invoke(deadline_group, args)
-    assert first.exit_code == 0 and "extensions 1/1" in first.output
+    assert first.exit_code == 0 and "prorrogações 1/1" in first.output
     second = runner.invoke(deadline_group, args)
     assert second.exit_code == 1 and "extensions: " in second.stderr
     assert "consolidation" not in second.output
@@ -141,7 +141,7 @@ def test_the_cli_extends_an_esic_deadline_once_and_refuses_more_in_one_portugues
     args = ["extend", instance_id, DEADLINE, "--justification", "Consolidação de dados"]
     first = runner.invoke(deadline_group, args)
     assert first.exit_code == 0, first.output
-    assert "extensions 1/1" in first.output
+    assert "prorrogações 1/1" in first.output
     second = runner.invoke(deadline_group, args)
     assert second.exit_code == 1
     assert second.stderr.strip().splitlines() == [

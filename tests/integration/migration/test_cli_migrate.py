@@ -86,6 +86,7 @@ def test_the_cli_dry_run_prints_the_plan_and_moves_nothing(cli_env: str) -> None
     result = CliRunner().invoke(migrate_cmd, [*args, "--instance", ids[0]])
     assert result.exit_code == 0, result.output
     assert "t: review -> check [reenter]" in result.output and "1 would_migrate" in result.output
+    assert result.stdout.startswith("simulação: leave.request v1 -> v2")
     assert statuses(cli_env, ids) == [(1, ("review",))]
 
 
@@ -129,7 +130,7 @@ def test_the_cli_reports_json_for_scripts(cli_env: str) -> None:
 
 def test_the_cli_refuses_a_migration_without_chosen_instances(cli_env: str) -> None:
     result = CliRunner().invoke(migrate_cmd, ["leave.request", "--from", "1", "--to", "2"])
-    assert result.exit_code == 2 and "choose instances" in result.output
+    assert result.exit_code == 2 and "escolha as instâncias" in result.output
 
 
 def test_the_cli_repair_moves_the_token_with_a_reason(cli_env: str) -> None:
@@ -137,7 +138,7 @@ def test_the_cli_repair_moves_the_token_with_a_reason(cli_env: str) -> None:
     args = [instance_id, "--to", "done", "--reason", "handled by phone"]
     result = CliRunner().invoke(repair_cmd, args)
     assert result.exit_code == 0, result.output
-    assert " completed at -" in result.output
+    assert result.stdout.endswith(" completed em -\n")
 
 
 APPLY = ["leave.request", "--from", "1", "--to", "2", "--map", "review=check", "--apply"]
@@ -155,9 +156,10 @@ def test_past_the_threshold_the_cli_starts_a_background_operation_once(
     result = CliRunner().invoke(migrate_cmd, [*APPLY, *_chosen(ids), "--reason", "v2"])
     assert result.exit_code == 0, result.output
     first = result.stdout.splitlines()
-    assert first[0].startswith("migration running in the background: operation ")
-    operation_id = first[0].split("operation ")[1].split(" ")[0]
-    assert f"progress page: /cms/workflow/operations/{operation_id}" in result.stdout
+    assert first[0].startswith("migração em execução em segundo plano: operação ")
+    operation_id = first[0].split("operação ")[1].split(" ")[0]
+    assert f"página de progresso: /cms/workflow/operations/{operation_id}" in result.stdout
+    assert f"acompanhe com: tramita operation show {operation_id}" in result.stdout
     # Nothing waited for it: the instances are still where they were (a worker runs it).
     assert statuses(cli_env, ids) == [(1, ("review",))] * 4
     # The same command again while it is queued gets the same operation, not a second one.
@@ -165,7 +167,7 @@ def test_past_the_threshold_the_cli_starts_a_background_operation_once(
         migrate_cmd, [*APPLY, *_chosen(list(reversed(ids))), "--reason", "v2"]
     )
     assert again.exit_code == 0, again.output
-    assert f"operation {operation_id} " in again.stdout
+    assert f"operação {operation_id} " in again.stdout
 
 
 def test_wait_follows_the_background_migration_on_stderr_until_it_is_over(
@@ -176,10 +178,10 @@ def test_wait_follows_the_background_migration_on_stderr_until_it_is_over(
     chosen = [*_chosen(ids), "--instance", "019cae6b-6600-7000-8000-0000000000ff"]
     result = CliRunner().invoke(migrate_cmd, [*APPLY, *chosen, "--wait"])
     assert result.exit_code == 1, result.output  # one id is refused
-    assert "migrating in the background: operation " in result.stderr
-    assert "6/6 handled (100%): 5 done, 1 refused" in result.stderr
-    assert ": finished; 6/6 handled (100%): 5 done, 1 refused" in result.stdout
-    assert "refused 019cae6b-6600-7000-8000-0000000000ff: " in result.stdout
+    assert "migrando em segundo plano: operação " in result.stderr
+    assert "6/6 tratados (100%): 5 feitos, 1 recusados" in result.stderr
+    assert ": finished; 6/6 tratados (100%): 5 feitos, 1 recusados" in result.stdout
+    assert "recusado 019cae6b-6600-7000-8000-0000000000ff: " in result.stdout
     assert "Traceback" not in result.output
     assert statuses(cli_env, ids) == [(2, ("check",))] * 5
 
@@ -198,3 +200,18 @@ def test_wait_prints_the_operation_as_json_for_scripts(
         2,
         0,
     )
+
+
+def test_the_background_lines_are_english_with_tramita_lang_en(
+    cli_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TRAMITA_WF_OPERATION_THRESHOLD", "1")
+    monkeypatch.setenv("TRAMITA_LANG", "en")
+    ids = prepare(cli_env, 2)
+    result = CliRunner().invoke(migrate_cmd, [*APPLY, *_chosen(ids), "--reason", "v2"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("migration running in the background: operation ")
+    assert lines[0].endswith(" (2 instances)")
+    assert lines[1].startswith("progress page: /cms/workflow/operations/")
+    assert lines[2].startswith("follow it with: tramita operation show ")

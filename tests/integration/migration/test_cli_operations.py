@@ -56,9 +56,9 @@ def test_show_prints_the_counters_and_each_refused_item(cli_env: str) -> None:
     operation_id = start(cli_env, [*ids, UNKNOWN], run=True)
     result = CliRunner().invoke(show_cmd, [operation_id])
     assert result.exit_code == 0, result.output
-    assert f"operation {operation_id}: migration, finished" in result.output
-    assert "3/3 handled (100%): 2 done, 1 refused, 0 to do" in result.output
-    assert f"refused {UNKNOWN}: not_found" in result.output
+    assert f"operação {operation_id}: migration, finished" in result.output
+    assert "3/3 tratados (100%): 2 feitos, 1 recusados, 0 a fazer" in result.output
+    assert f"recusado {UNKNOWN}: not_found" in result.output
     listed = CliRunner().invoke(list_cmd, [])
     assert listed.exit_code == 0 and operation_id in listed.output
 
@@ -68,7 +68,28 @@ def test_cancel_stops_a_queued_operation_and_an_unknown_id_is_one_line(cli_env: 
     operation_id = start(cli_env, ids, run=False)
     result = CliRunner().invoke(cancel_cmd, [operation_id, "--reason", "not now"])
     assert result.exit_code == 0, result.output
-    assert "cancelled; 0/1 handled" in result.output
+    assert f"operação {operation_id} cancelada; 0/1 tratados" in result.output
     missing = CliRunner().invoke(show_cmd, [UNKNOWN])
     assert missing.exit_code == 1
     assert "Traceback" not in missing.output
+
+
+def test_show_speaks_english_with_tramita_lang_en(
+    cli_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TRAMITA_LANG", "en")
+    ids = prepare(cli_env, 1)
+    operation_id = start(cli_env, [*ids, UNKNOWN], run=True)
+    result = CliRunner().invoke(show_cmd, [operation_id])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[:2] == [
+        f"operation {operation_id}: migration, finished",
+        "2/2 handled (100%): 1 done, 1 refused, 0 to do",
+    ]
+    assert f"refused {UNKNOWN}: not_found" in result.output
+
+
+def test_an_empty_list_says_so_in_portuguese(cli_env: str) -> None:
+    result = CliRunner().invoke(list_cmd, [])
+    assert result.exit_code == 0, result.output
+    assert result.output == "nenhuma operação\n"

@@ -82,7 +82,7 @@ async def _people(platform: Platform) -> tuple[Actor, Actor]:
 def _add_member(env: dict[str, str], officer: Actor) -> None:
     added = _tramita(env, "queue", "add-member", "alvara.analise", officer.id)
     assert added.returncode == 0, added.stderr
-    assert added.stdout.strip() == f"{officer.id} added to alvara.analise"
+    assert added.stdout.strip() == f"{officer.id} incluído em alvara.analise"
     listed = _tramita(env, "queue", "list", "alvara.analise", "--json")
     assert json.loads(listed.stdout) == {"queue": "alvara.analise", "members": [officer.id]}
 

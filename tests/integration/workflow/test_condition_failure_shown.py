@@ -90,4 +90,4 @@ def test_the_instance_keeps_and_shows_why_its_condition_failed(
     assert words in view["failure"]["message"]
     text = CliRunner().invoke(show_cmd, [instance_id])
     assert text.exit_code == 0, text.output
-    assert f"failure: {view['failure']['message']} [condition_error/{cause}]" in text.output
+    assert f"falha: {view['failure']['message']} [condition_error/{cause}]" in text.output
