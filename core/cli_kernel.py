@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+from urllib.parse import urlsplit, urlunsplit
 
 import click
 
@@ -76,7 +77,7 @@ def demo_cmd() -> None:
         platform = await Platform.boot(role="server")
         try:
             settings = platform.settings
-            delivery = _("in-process") if settings.embedded else settings.redis_url or ""
+            delivery = _("in-process") if settings.embedded else shown_url(settings.redis_url or "")
             mode = (
                 _("plain (workflow service not installed)")
                 if platform.plain_mode
@@ -84,7 +85,7 @@ def demo_cmd() -> None:
             )
             heads = ", ".join(await asyncio.to_thread(_heads, platform))
             click.echo(_("Tramita demo"))
-            click.echo("  " + _("database: %(url)s") % {"url": settings.database_url})
+            click.echo("  " + _("database: %(url)s") % {"url": shown_url(settings.database_url)})
             click.echo("  " + _("delivery: %(delivery)s") % {"delivery": delivery})
             click.echo("  " + _("mode: %(mode)s") % {"mode": mode})
             plugins = ", ".join(platform.host.names())
@@ -99,6 +100,19 @@ def demo_cmd() -> None:
             await platform.close()
 
     run_async(_demo)
+
+
+def shown_url(url: str) -> str:
+    """``url`` as a person may see it: a password in it is replaced by ``***``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    port = f":{parts.port}" if parts.port is not None else ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))
 
 
 def _heads(platform: Platform) -> list[str]:
