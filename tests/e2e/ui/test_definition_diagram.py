@@ -160,3 +160,28 @@ async def test_the_bpmn_download_is_xml_sent_as_an_attachment(site: Site, browse
     assert response.headers["content-type"].startswith("application/xml")
     assert response.headers["content-disposition"].startswith("attachment;")
     assert response.headers["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["390-js", "390-nojs"])
+async def test_on_a_phone_the_version_page_fits_drawn_or_listed(
+    site: Site, browser: Browser, bundle: None, javascript: bool
+) -> None:
+    context, page = await new_page(
+        browser, viewport={"width": 390, "height": 844}, java_script_enabled=javascript
+    )
+    await login(page, site, "revisor")
+    await page.goto(f"{site.url}{VERSION}")
+    await expect(page.locator("html")).to_have_attribute("lang", "pt-BR")
+    await expect(page.locator("#node-review")).to_contain_text("diario.review@1")
+    violations: list[dict[str, Any]] = []
+    if javascript:
+        await _rendered_shape_ids(page)
+        violations = await serious_violations(page)
+    else:
+        await expect(page.locator("figure.diagram")).to_contain_text("desenhado com JavaScript")
+    overflow: int = await page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    await shoot(page, f"14-definition-diagram-390-{'js' if javascript else 'nojs'}")
+    await context.close()
+    assert (violations, overflow) == ([], 0)

@@ -62,3 +62,18 @@ async def test_compare_migration_and_draft_pages_fit_a_phone(
     check.assert_clean()
     for instance_id in moved:
         assert (await site.service.engine.status(instance_id)).current_nodes == ("analise",)
+
+
+async def test_comparing_two_versions_without_javascript_at_1280(
+    site: Site, browser: Browser
+) -> None:
+    await _setup(site, 1)
+    await _admin(site)
+    context, page = await new_page(browser, viewport=VIEWPORTS[1280], java_script_enabled=False)
+    check = Checks(page, False)
+    await login(page, site, ADMIN)
+    await page.goto(f"{site.url}/cms/workflow/definitions/{KEY}/compare?from=1&to=2")
+    await expect(page.get_by_role("heading", level=1)).to_contain_text("Comparar versões")
+    await check("compare")
+    await context.close()
+    check.assert_clean()
