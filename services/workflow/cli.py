@@ -18,7 +18,7 @@ from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest, SubjectRef
 from core.cli import ReadCommand, run_async
 from services.workflow.cli_instance_list import list_instances_cmd
-from services.workflow.cli_reads import resolve, with_reads
+from services.workflow.cli_reads import N_, resolve, with_reads
 from services.workflow.cli_text import gettext as _
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ def export_cmd(key: str, number: int | None, fmt: str) -> None:
                 else await uow.version_number(key, number)
             )
         if found is None:
-            raise NotFound(f"no version of {key!r}")
+            raise NotFound(N_("no published version of this workflow"), definition_key=key)
         return found.schema
 
     schema = with_service(_get)

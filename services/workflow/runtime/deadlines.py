@@ -351,7 +351,7 @@ class DeadlineService(CalendarBook):
     ) -> InstanceRecord:
         record = await uow.lock_instance(instance_id)
         if record is None:
-            raise NotFound("Instance not found.", instance_id=instance_id)
+            raise NotFound(N_("Instance not found."), instance_id=instance_id)
         if record.ended_at is not None and not allow_ended:
             raise InvalidTransition(
                 "The instance has ended.", instance_id=instance_id, status=record.status

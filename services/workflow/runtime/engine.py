@@ -20,6 +20,7 @@ from contracts.workflow.types import (
     TaskView,
 )
 from services.workflow.definition import CompiledModel
+from services.workflow.definition.messages import N_
 from services.workflow.runtime.applier import (
     Applier,
     EagerClaim,
@@ -92,7 +93,7 @@ class Engine:
     async def _get(self, uow: UnitOfWork, instance_id: str) -> InstanceRecord:
         record = await uow.get_instance(instance_id)
         if record is None:
-            raise NotFound("unknown instance", instance_id=instance_id)
+            raise NotFound(N_("unknown instance"), instance_id=instance_id)
         return record
 
     async def status(self, instance_id: str) -> InstanceView:
@@ -272,7 +273,7 @@ class Engine:
             async with self._uow() as uow:
                 record = await uow.lock_instance(instance_id)
                 if record is None:
-                    raise NotFound("unknown instance", instance_id=instance_id)
+                    raise NotFound(N_("unknown instance"), instance_id=instance_id)
                 model = await self.model_of(uow, record)
                 state = state_from_json(record.state)
                 event = make_event(record, state, now)
@@ -451,7 +452,7 @@ class Engine:
         async with self._uow() as uow:
             task = await uow.lock_task(task_id)
             if task is None:
-                raise NotFound("unknown task", task_id=task_id)
+                raise NotFound(N_("unknown task"), task_id=task_id)
             record = await self._get(uow, task.instance_id)
             return task_view(task, record.protocol)
 
@@ -506,7 +507,7 @@ class Engine:
         async with self._uow() as uow:
             letter = await uow.get_dead_letter(dead_letter_id)
         if letter is None:
-            raise NotFound("unknown dead letter", dead_letter_id=dead_letter_id)
+            raise NotFound(N_("unknown dead letter"), dead_letter_id=dead_letter_id)
         if letter["status"] != "open":
             raise InvalidTransition(
                 "the dead letter was already handled", dead_letter_id=dead_letter_id
@@ -546,7 +547,7 @@ class Engine:
         async with self._uow() as uow:
             letter = await uow.get_dead_letter(dead_letter_id)
         if letter is None:
-            raise NotFound("unknown dead letter", dead_letter_id=dead_letter_id)
+            raise NotFound(N_("unknown dead letter"), dead_letter_id=dead_letter_id)
         if letter["status"] != "open":
             raise InvalidTransition(
                 "the dead letter was already handled",

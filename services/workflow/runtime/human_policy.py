@@ -14,6 +14,7 @@ from typing import Any
 
 from contracts.errors import ConfigurationError, Conflict, Forbidden, NotFound
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen, Permissions
+from services.workflow.definition.messages import N_
 from services.workflow.definition.model import HUMAN_TYPES, ManualTaskNode
 from services.workflow.definition.ports import ExpressionCompiler
 from services.workflow.forms import (
@@ -271,7 +272,7 @@ class Catalog:
         async with self._uow() as uow:
             store = self._store(uow)
             if await store.queue(queue) is None:
-                raise NotFound("unknown queue", queue=queue)
+                raise NotFound(N_("unknown queue"), queue=queue)
             added = await store.add_members(queue, [user_id], self._clock.now())
             if added:
                 await self._audit(
@@ -291,7 +292,7 @@ class Catalog:
         async with self._uow() as uow:
             store = self._store(uow)
             if await store.queue(queue) is None:
-                raise NotFound("unknown queue", queue=queue)
+                raise NotFound(N_("unknown queue"), queue=queue)
             return await store.members(queue)
 
     async def remove_member(
@@ -300,7 +301,7 @@ class Catalog:
         async with self._uow() as uow:
             store = self._store(uow)
             if await store.queue(queue) is None:
-                raise NotFound("unknown queue", queue=queue)
+                raise NotFound(N_("unknown queue"), queue=queue)
             removed = await store.remove_member(queue, user_id)
             if removed:
                 await self._audit(

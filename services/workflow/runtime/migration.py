@@ -27,6 +27,7 @@ from contracts.errors import (
 from contracts.kernel import Actor, AuditEntry
 from contracts.workflow.types import InstanceView
 from services.workflow.definition import CompiledModel
+from services.workflow.definition.messages import N_
 from services.workflow.runtime.applier import state_from_json
 from services.workflow.runtime.engine import Engine
 from services.workflow.runtime.events import Event, Migrated, Repaired, TokenMove
@@ -110,7 +111,9 @@ class Migrator:
         async with self._uow() as uow:
             found = await uow.version_number(definition_key, version)
             if found is None:
-                raise NotFound("unknown version", definition_key=definition_key, version=version)
+                raise NotFound(
+                    N_("unknown version"), definition_key=definition_key, version=version
+                )
             return await self._queries.in_flight_on(uow, found.id)
 
     async def plan(self, request: MigrationRequest) -> MigrationReport:
@@ -353,7 +356,7 @@ class Migrator:
         async with self._uow() as uow:
             record = await uow.lock_instance(instance_id)
             if record is None:
-                raise NotFound("unknown instance", instance_id=instance_id)
+                raise NotFound(N_("unknown instance"), instance_id=instance_id)
             if expected_version is not None and record.row_version != expected_version:
                 raise ConcurrentModification(
                     "the instance changed since it was read",

@@ -34,6 +34,7 @@ from contracts.errors import (
     TramitaError,
 )
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen
+from services.workflow.definition.messages import N_
 from services.workflow.runtime.human import TaskService
 from services.workflow.runtime.migration import Migrator, Prepared
 from services.workflow.runtime.migration_plan import InstancePlan, MigrationRequest
@@ -176,7 +177,7 @@ class OperationService:
         async with self._uow() as uow:
             found = await self._store(uow).get(operation_id)
         if found is None or found.tenant != self._tenant:
-            raise NotFound("unknown operation", operation_id=operation_id)
+            raise NotFound(N_("unknown operation"), operation_id=operation_id)
         return found
 
     async def items(self, operation_id: str, *, refused_only: bool = False) -> list[OperationItem]:
@@ -198,7 +199,7 @@ class OperationService:
             store = self._store(uow)
             before = await store.get(operation_id)
             if before is None or before.tenant != self._tenant:
-                raise NotFound("unknown operation", operation_id=operation_id)
+                raise NotFound(N_("unknown operation"), operation_id=operation_id)
             if not await store.cancel(operation_id, actor=actor.id, reason=reason, now=now):
                 raise InvalidTransition(
                     "the operation is no longer running",

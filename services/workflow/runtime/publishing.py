@@ -23,6 +23,7 @@ from services.workflow.definition import (
     compile_definition,
     parse_definition,
 )
+from services.workflow.definition.messages import N_
 from services.workflow.runtime.ports import UnitOfWork, VersionRecord
 
 
@@ -101,5 +102,5 @@ class Publisher:
         async with self._uow() as uow:
             found = await uow.latest_version(key)
         if found is None:
-            raise NotFound("no published version of this workflow", definition_key=key)
+            raise NotFound(N_("no published version of this workflow"), definition_key=key)
         return found

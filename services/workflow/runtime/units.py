@@ -23,6 +23,7 @@ import msgspec
 
 from contracts.errors import FieldError, NotFound, ValidationFailed
 from contracts.kernel import Actor, AuditEntry, Clock
+from services.workflow.definition.messages import N_
 from services.workflow.runtime.ports import UnitOfWork
 
 SUPERVISE_PERMISSION = "workflow.supervise"
@@ -59,7 +60,7 @@ class Scope(msgspec.Struct, frozen=True, kw_only=True):
         if unit:
             found = [u for u in self.units if u.key == unit]
             if not found:
-                raise NotFound("unknown unit", code="unknown_unit")
+                raise NotFound(N_("unknown unit"), code="unknown_unit")
             return frozenset(found[0].queues)
         if self.admin:
             return None
@@ -129,7 +130,7 @@ class UnitService:
         async with self._uow() as uow:
             found = await self._store(uow).unit(key)
         if found is None:
-            raise NotFound("unknown unit", code="unknown_unit")
+            raise NotFound(N_("unknown unit"), code="unknown_unit")
         return found
 
     async def scope(self, user_id: str, *, admin: bool, supervise: bool) -> Scope:
@@ -179,9 +180,9 @@ class UnitService:
         async with self._uow() as uow:
             store = self._store(uow)
             if await store.unit(unit) is None:
-                raise NotFound("unknown unit", code="unknown_unit")
+                raise NotFound(N_("unknown unit"), code="unknown_unit")
             if not await store.queue_exists(queue):
-                raise NotFound("unknown queue", queue=queue)
+                raise NotFound(N_("unknown queue"), queue=queue)
             previous = await store.queue_unit(queue)
             if previous == unit:
                 return False
@@ -212,7 +213,7 @@ class UnitService:
         async with self._uow() as uow:
             store = self._store(uow)
             if await store.unit(unit) is None:
-                raise NotFound("unknown unit", code="unknown_unit")
+                raise NotFound(N_("unknown unit"), code="unknown_unit")
             if add:
                 changed = await store.add_supervisor(unit, user_id, self._clock.now())
                 action = "workflow.unit.supervisor_added"
