@@ -30,7 +30,7 @@ from core.clock import SystemClock
 from core.db import create_engine
 from core.plugins import PluginHost
 from services.workflow.persistence.inbox_repo import SqlInboxQuery
-from services.workflow.runtime.inbox import Inbox, InboxQuery, Keyset, encode_cursor
+from services.workflow.runtime.services.inbox import Inbox, InboxQuery, Keyset, encode_cursor
 
 ADMIN = os.environ.get("TRAMITA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
 TASKS = int(os.environ.get("TRAMITA_BENCH_TASKS", "1000000"))

@@ -41,19 +41,19 @@ from services.workflow.persistence.operations_repo import SqlOperationStore
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 from services.workflow.persistence.units_repo import SqlUnitRepo
 from services.workflow.rules import RuleEngine
-from services.workflow.runtime.applier import Applier
-from services.workflow.runtime.deadlines import DeadlineService
-from services.workflow.runtime.engine import Engine
-from services.workflow.runtime.executor import Executor
-from services.workflow.runtime.human import TaskService
-from services.workflow.runtime.human_policy import Catalog, TaskGuard
-from services.workflow.runtime.inbox import Inbox
-from services.workflow.runtime.legal_time import LegalTime
-from services.workflow.runtime.migration import Migrator
-from services.workflow.runtime.operations import OperationService
 from services.workflow.runtime.ports import UnitOfWork
-from services.workflow.runtime.publishing import ModelCompiler
-from services.workflow.runtime.units import UnitService
+from services.workflow.runtime.services.applier import Applier
+from services.workflow.runtime.services.deadline_service import DeadlineService
+from services.workflow.runtime.services.engine import Engine
+from services.workflow.runtime.services.executor import Executor
+from services.workflow.runtime.services.human_policy import Catalog, TaskGuard
+from services.workflow.runtime.services.human_tasks import TaskService
+from services.workflow.runtime.services.inbox import Inbox
+from services.workflow.runtime.services.legal_time import LegalTime
+from services.workflow.runtime.services.migration import Migrator
+from services.workflow.runtime.services.operations import OperationService
+from services.workflow.runtime.services.publishing import ModelCompiler
+from services.workflow.runtime.services.units import UnitService
 
 log = structlog.get_logger("tramita.workflow")
 NATIONAL_CALENDAR = CalendarSpec(key="br-national", version=1)

@@ -22,7 +22,7 @@ from contracts.workflow.legal import LEGAL_DEADLINES_KEY
 
 if TYPE_CHECKING:
     from services.workflow.bootstrap import WorkflowService
-    from services.workflow.runtime.engine import Engine
+    from services.workflow.runtime.services.engine import Engine
 
 MIGRATIONS = Path(__file__).parent / "persistence" / "migrations"
 
@@ -66,8 +66,8 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     from services.workflow.persistence.drafts_repo import SqlDraftStore
     from services.workflow.persistence.migration_repo import SqlMigrationQueries
     from services.workflow.persistence.search_repo import SqlApiReads
-    from services.workflow.runtime.deadline_notices import DeadlineNotices
-    from services.workflow.runtime.migration import Migrator
+    from services.workflow.runtime.services.deadline_notices import DeadlineNotices
+    from services.workflow.runtime.services.migration import Migrator
 
     service = build(platform)
     _services[id(platform)] = service
@@ -146,7 +146,7 @@ def tramita_shutdown(platform: PlatformContext) -> Any:
 
 @hookimpl
 def tramita_register_commands(registry: CommandRegistrar) -> None:
-    from services.workflow.cli_index import COMMANDS
+    from services.workflow.cli.index import COMMANDS
 
     for name, target, help_text in COMMANDS:
         registry.lazy(name, target, help_text)

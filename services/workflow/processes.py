@@ -31,7 +31,7 @@ from services.workflow.delivery.arq_broker import (
 )
 from services.workflow.delivery.arq_worker import WakeableWorker, listen_for_wakes
 from services.workflow.delivery.relay import Relay, Sweeper
-from services.workflow.runtime.naming import OUTBOX_CHANNEL
+from services.workflow.runtime.kernel.naming import OUTBOX_CHANNEL
 from services.workflow.runtime.ports import OutboxMessage
 
 log = structlog.get_logger("tramita.processes")

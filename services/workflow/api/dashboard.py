@@ -23,9 +23,14 @@ from services.workflow.api.deadlines import DEADLINES_KEY
 from services.workflow.api.deps import platform_of
 from services.workflow.api.human_deps import scope_of
 from services.workflow.api.operation_runs import requires_any
-from services.workflow.runtime.dashboard import DashboardReads, GroupBy, WorkloadRow, window_at
-from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION
-from services.workflow.runtime.units import SUPERVISE_PERMISSION
+from services.workflow.runtime.kernel.dashboard import (
+    DashboardReads,
+    GroupBy,
+    WorkloadRow,
+    window_at,
+)
+from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION
+from services.workflow.runtime.services.units import SUPERVISE_PERMISSION
 
 DASHBOARD_KEY = "workflow.dashboard"
 

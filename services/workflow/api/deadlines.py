@@ -25,9 +25,9 @@ from core.auth import actor_of, requires
 from core.localtime import local_date, to_local
 from services.workflow.api.deps import engine_of, platform_of
 from services.workflow.calendar import Extension, Suspension
-from services.workflow.runtime.deadline_ports import DeadlineView
-from services.workflow.runtime.deadlines import DeadlineService
-from services.workflow.runtime.legal_time import CountedDeadline, DeadlinePreview
+from services.workflow.runtime.ports.deadlines import DeadlineView
+from services.workflow.runtime.services.deadline_service import DeadlineService
+from services.workflow.runtime.services.legal_time import CountedDeadline, DeadlinePreview
 
 DEADLINES_KEY = "workflow.deadlines"
 DEADLINE_NAME = r"^[A-Za-z0-9_.-]{1,64}$"

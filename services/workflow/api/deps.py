@@ -13,7 +13,7 @@ from litestar.connection import ASGIConnection
 
 from contracts.errors import ServiceUnavailable
 from services.workflow.api.ports import ApiReads
-from services.workflow.runtime.engine import Engine
+from services.workflow.runtime.services.engine import Engine
 
 READS_KEY = "workflow.api_reads"
 

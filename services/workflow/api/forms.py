@@ -19,9 +19,9 @@ from contracts.errors import NotFound
 from core.auth import requires
 from services.workflow.api.human_deps import tasks_of
 from services.workflow.forms import CompiledForm, validate_compiled
-from services.workflow.runtime.human import TaskService
-from services.workflow.runtime.human_ports import FormRecord
 from services.workflow.runtime.ports import TaskRecord
+from services.workflow.runtime.ports.human import FormRecord
+from services.workflow.runtime.services.human_tasks import TaskService
 
 FormKey = Annotated[str, Parameter(min_length=1, max_length=100, pattern=r"^[^\x00]+$")]
 Version = Annotated[int, Parameter(ge=1, le=2**31 - 1)]

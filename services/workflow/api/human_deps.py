@@ -13,10 +13,10 @@ from litestar.connection import ASGIConnection
 
 from contracts.errors import ServiceUnavailable
 from services.workflow.api.deps import platform_of
-from services.workflow.runtime.human import TaskService
-from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION
-from services.workflow.runtime.inbox import Inbox
-from services.workflow.runtime.units import SUPERVISE_PERMISSION, Scope, UnitService
+from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION
+from services.workflow.runtime.services.human_tasks import TaskService
+from services.workflow.runtime.services.inbox import Inbox
+from services.workflow.runtime.services.units import SUPERVISE_PERMISSION, Scope, UnitService
 
 INBOX_KEY = "workflow.inbox"
 """The same key as ``services.workflow.ui.deps.INBOX_KEY`` (the pages read the same inbox)."""

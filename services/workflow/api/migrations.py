@@ -22,9 +22,9 @@ from contracts.workflow.types import InstanceView
 from core.auth import actor_of, requires
 from core.boundary import INT32_MAX
 from services.workflow.api.deps import engine_of, platform_of
-from services.workflow.runtime.migration import Migrator
-from services.workflow.runtime.migration_plan import MigrationReport, MigrationRequest
+from services.workflow.runtime.kernel.migration_plan import MigrationReport, MigrationRequest
 from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.services.migration import Migrator
 
 MIGRATOR_KEY = "workflow.migrator"
 MAX_INSTANCES = 500

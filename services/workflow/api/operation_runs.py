@@ -23,8 +23,8 @@ from contracts.errors import Forbidden, NotFound, ServiceUnavailable
 from core.auth import actor_of, authenticate, requires
 from services.workflow.api.deps import platform_of
 from services.workflow.api.schemas import AbandonBody
-from services.workflow.runtime.operation_ports import Operation, OperationItem
-from services.workflow.runtime.operations import MAX_ITEMS, MAX_REASON, OperationService
+from services.workflow.runtime.ports.operations import Operation, OperationItem
+from services.workflow.runtime.services.operations import MAX_ITEMS, MAX_REASON, OperationService
 
 OPERATIONS_KEY = "workflow.operations"
 OPERATORS = ("workflow.operate", "workflow.admin")

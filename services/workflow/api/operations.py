@@ -18,7 +18,7 @@ from services.workflow.api.deps import engine_of, reads_of
 from services.workflow.api.operation_runs import OperationView, operations_of, view_of
 from services.workflow.api.ports import MAX_PAGE, AuditView, DeadLetterView
 from services.workflow.api.schemas import AbandonBody, DeadLetterPage, Reason
-from services.workflow.runtime.operations import MAX_ITEMS
+from services.workflow.runtime.services.operations import MAX_ITEMS
 
 LetterStatus = Literal["open", "reprocessed", "abandoned", "repaired", "cancelled", "all"]
 

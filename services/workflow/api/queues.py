@@ -19,7 +19,7 @@ from msgspec import Meta
 from contracts.errors import ServiceUnavailable
 from core.auth import actor_of, requires
 from services.workflow.api.deps import platform_of
-from services.workflow.runtime.human_policy import Catalog
+from services.workflow.runtime.services.human_policy import Catalog
 
 CATALOG_KEY = "workflow.catalog"
 NO_NUL = r"^[^\x00]*$"

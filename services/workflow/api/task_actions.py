@@ -25,10 +25,10 @@ from services.workflow.api.deps import platform_of
 from services.workflow.api.human_deps import idempotency_key_of, inbox_of, scope_of, tasks_of
 from services.workflow.api.operation_runs import OPERATIONS_KEY, OperationView, view_of
 from services.workflow.api.ports import MAX_PAGE
-from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION, BulkItem
-from services.workflow.runtime.inbox import InboxPage, InboxQuery, SortKey
-from services.workflow.runtime.operations import OperationService
-from services.workflow.runtime.units import SUPERVISE_PERMISSION
+from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION, BulkItem
+from services.workflow.runtime.services.inbox import InboxPage, InboxQuery, SortKey
+from services.workflow.runtime.services.operations import OperationService
+from services.workflow.runtime.services.units import SUPERVISE_PERMISSION
 
 NO_NUL = r"^[^\x00]*$"
 """PostgreSQL text cannot hold NUL: refused as bad input (400) rather than failing in SQL."""

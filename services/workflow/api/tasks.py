@@ -1,7 +1,8 @@
 """Human tasks of an instance: list, claim, complete (with outcome and form data).
 
 The inbox (every filter, keyset pages), release, forward and bulk actions come with the
-human-work service (``runtime/human.py``); these routes drive ``Engine.claim/complete``.
+human-work service (``runtime/services/human_tasks.py``); these
+routes drive ``Engine.claim/complete``.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from arq.constants import expires_extra_ms, job_key_prefix, result_key_prefix
 from arq.jobs import serialize_job
 from arq.utils import timestamp_ms
 
-from services.workflow.runtime.naming import STEP_TOPIC_PREFIX, SUBJECT_TOPIC
+from services.workflow.runtime.kernel.naming import STEP_TOPIC_PREFIX, SUBJECT_TOPIC
 from services.workflow.runtime.ports import OutboxMessage
 
 JOB = "tramita_deliver"

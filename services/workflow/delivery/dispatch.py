@@ -13,9 +13,13 @@ import structlog
 from contracts.kernel import Clock
 from contracts.workflow.subject import WorkflowSubject
 from contracts.workflow.types import TransitionEvent
-from services.workflow.runtime.executor import Executor
-from services.workflow.runtime.naming import OPERATION_TOPIC, STEP_TOPIC_PREFIX, SUBJECT_TOPIC
+from services.workflow.runtime.kernel.naming import (
+    OPERATION_TOPIC,
+    STEP_TOPIC_PREFIX,
+    SUBJECT_TOPIC,
+)
 from services.workflow.runtime.ports import OutboxMessage, UnitOfWork
+from services.workflow.runtime.services.executor import Executor
 
 log = structlog.get_logger("tramita.dispatch")
 SUBJECT_RETRY = timedelta(seconds=30)

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import structlog
 
 from contracts.kernel import Clock
-from services.workflow.runtime.naming import step_topic
+from services.workflow.runtime.kernel.naming import step_topic
 from services.workflow.runtime.ports import OutboxMessage, UnitOfWork
 
 log = structlog.get_logger("tramita.relay")

@@ -1,4 +1,4 @@
-"""The dashboard's read queries (``services.workflow.runtime.dashboard.DashboardReads``).
+"""The dashboard's read queries (``services.workflow.runtime.kernel.dashboard.DashboardReads``).
 
 Reads only, in short connections of their own (like ``search_repo.py``). Counts are grouped in
 SQL; answer durations are read for the tasks completed in the window and their median taken in
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.workflow.persistence import tables as t
-from services.workflow.runtime.dashboard import (
+from services.workflow.runtime.kernel.dashboard import (
     GroupBy,
     VersionState,
     WorkloadRow,

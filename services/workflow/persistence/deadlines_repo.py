@@ -21,10 +21,10 @@ from services.workflow.calendar import CalendarSpec
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_deadlines as d
-from services.workflow.runtime.deadline_ports import CalendarVersionRow
-from services.workflow.runtime.deadlines import DeadlineRow
-from services.workflow.runtime.legal_time import COUNTED_ACTION
 from services.workflow.runtime.ports import TimerRecord
+from services.workflow.runtime.ports.deadlines import CalendarVersionRow
+from services.workflow.runtime.services.deadline_service import DeadlineRow
+from services.workflow.runtime.services.legal_time import COUNTED_ACTION
 
 # A pending timer counts towards the instance's due date; a suspended one waits for resume.
 BOUND_TIMER_STATUSES = ("pending", "suspended")

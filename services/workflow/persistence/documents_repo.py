@@ -30,7 +30,7 @@ from services.workflow.persistence.tables_documents import (
     document_types,
     documents,
 )
-from services.workflow.runtime.state import TERMINAL
+from services.workflow.runtime.kernel.state import TERMINAL
 
 _D = documents.c
 _T = document_types.c

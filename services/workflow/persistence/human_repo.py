@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_human as h
 from services.workflow.persistence.tables_documents import documents
-from services.workflow.runtime.human_ports import ActionRecord, FormRecord, QueueRecord
+from services.workflow.runtime.ports.human import ActionRecord, FormRecord, QueueRecord
 
 
 class SqlHumanRepo:

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from contracts.workflow.types import TaskView
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_human as h
-from services.workflow.runtime.inbox import InboxQuery, Keyset, QueueOption
+from services.workflow.runtime.services.inbox import InboxQuery, Keyset, QueueOption
 
 _C = t.tasks.c
 

@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.workflow.persistence import tables as t
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
+from services.workflow.runtime.kernel.state import TERMINAL
 from services.workflow.runtime.ports import UnitOfWork
-from services.workflow.runtime.state import TERMINAL
 
 
 def _conn(uow: UnitOfWork) -> AsyncConnection:

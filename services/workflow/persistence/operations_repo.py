@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.workflow.persistence.tables_operations import operation_items, operations
-from services.workflow.runtime.operation_ports import ACTIVE, Operation, OperationItem
+from services.workflow.runtime.ports.operations import ACTIVE, Operation, OperationItem
 
 _O = operations.c
 _I = operation_items.c

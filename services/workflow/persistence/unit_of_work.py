@@ -43,7 +43,7 @@ from core.idempotency_store import RELEASE, STORE_ANSWER, answer_parameters
 from services.workflow.persistence import pg_batch
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
-from services.workflow.runtime.naming import OUTBOX_CHANNEL
+from services.workflow.runtime.kernel.naming import OUTBOX_CHANNEL
 from services.workflow.runtime.ports import (
     ClaimLost,
     HistoryRecord,

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.workflow.persistence import tables_human as h
 from services.workflow.persistence import tables_units as u
-from services.workflow.runtime.units import UnitRecord
+from services.workflow.runtime.services.units import UnitRecord
 
 
 class SqlUnitRepo:

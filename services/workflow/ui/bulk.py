@@ -24,7 +24,7 @@ from contracts.errors import BadRequest
 from contracts.workflow.types import TaskView
 from core.i18n import N_, gettext
 from services.workflow.api.operation_runs import operations_of
-from services.workflow.runtime.human import BulkItem
+from services.workflow.runtime.services.human_tasks import BulkItem
 from services.workflow.ui.deps import inbox_of, tasks_of
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor

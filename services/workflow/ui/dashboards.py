@@ -28,14 +28,14 @@ from contracts.errors import BadRequest, Forbidden
 from core.i18n import gettext
 from core.localtime import date_text, datetime_text, zone
 from services.workflow.api.dashboard import dashboard_of
-from services.workflow.runtime.dashboard import (
+from services.workflow.runtime.kernel.dashboard import (
     GroupBy,
     VersionState,
     WorkloadRow,
     window_at,
 )
-from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION
-from services.workflow.runtime.units import SUPERVISE_PERMISSION, Scope
+from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION
+from services.workflow.runtime.services.units import SUPERVISE_PERMISSION, Scope
 from services.workflow.ui.charts import bar_chart
 from services.workflow.ui.deadline_view import calendar_of
 from services.workflow.ui.deps import inbox_of, scope_of

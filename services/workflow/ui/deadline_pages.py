@@ -13,7 +13,7 @@ from litestar.params import FromPath
 from core.i18n import N_, gettext
 from services.workflow.api.deadlines import deadlines_of
 from services.workflow.calendar.model import Suspension
-from services.workflow.runtime.deadline_ports import DeadlineView
+from services.workflow.runtime.ports.deadlines import DeadlineView
 from services.workflow.ui.deps import engine_of
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 

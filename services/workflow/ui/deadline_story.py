@@ -19,8 +19,8 @@ import msgspec
 
 from services.workflow.calendar import Calendar, Extension, Resumption, Suspension
 from services.workflow.calendar.legal import WEEKEND
-from services.workflow.runtime.deadline_ports import DeadlineView
-from services.workflow.runtime.legal_time import CountedDeadline
+from services.workflow.runtime.ports.deadlines import DeadlineView
+from services.workflow.runtime.services.legal_time import CountedDeadline
 
 
 class ClosedDay(msgspec.Struct, frozen=True, kw_only=True):

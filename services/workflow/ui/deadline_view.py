@@ -10,8 +10,8 @@ from litestar.connection import ASGIConnection
 
 from contracts.workflow.types import TaskView
 from services.workflow.calendar import Calendar
-from services.workflow.runtime.deadline_badges import DeadlineBadge, badge
-from services.workflow.runtime.deadlines import DeadlineService
+from services.workflow.runtime.kernel.deadline_badges import DeadlineBadge, badge
+from services.workflow.runtime.services.deadline_service import DeadlineService
 from services.workflow.ui.deadline_story import DeadlineStory, stories
 from services.workflow.ui.web import platform_of
 

@@ -14,8 +14,8 @@ from litestar.connection import ASGIConnection
 from contracts.errors import ServiceUnavailable
 from services.workflow.api.deps import engine_of, reads_of
 from services.workflow.api.human_deps import UNITS_KEY, scope_of, units_of
-from services.workflow.runtime.human import TaskService
-from services.workflow.runtime.inbox import Inbox
+from services.workflow.runtime.services.human_tasks import TaskService
+from services.workflow.runtime.services.inbox import Inbox
 from services.workflow.ui.web import platform_of
 
 INBOX_KEY = "workflow.inbox"

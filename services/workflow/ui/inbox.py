@@ -26,8 +26,8 @@ from litestar.params import FromPath
 from contracts.errors import BadRequest
 from core.boundary import whole_number
 from core.i18n import N_, current_locale, gettext
-from services.workflow.runtime.inbox import MAX_PAGE, Count, InboxQuery, SortKey
-from services.workflow.runtime.units import Scope
+from services.workflow.runtime.services.inbox import MAX_PAGE, Count, InboxQuery, SortKey
+from services.workflow.runtime.services.units import Scope
 from services.workflow.ui.deadline_view import badges_of
 from services.workflow.ui.deps import inbox_of, scope_of, tasks_of
 from services.workflow.ui.people import names_of

@@ -19,7 +19,7 @@ from typing import Any
 from litestar import Controller, Request, get
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from services.workflow.runtime.inbox import Inbox, InboxQuery
+from services.workflow.runtime.services.inbox import Inbox, InboxQuery
 from services.workflow.ui.deps import inbox_of
 from services.workflow.ui.web import SECURITY_HEADERS, page_requires, ui_actor
 

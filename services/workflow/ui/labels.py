@@ -74,7 +74,7 @@ EVENTS: Mapping[str, str] = {
     "repaired": N_("Repaired by an operator"),
     "compensation_done": N_("Compensation done"),
 }
-"""History events: the tag of each engine event (``runtime/events.py``)."""
+"""History events: the tag of each engine event (``runtime/kernel/events.py``)."""
 
 TRANSITIONS: Mapping[str, str] = {
     "started": N_("Entered the first step"),

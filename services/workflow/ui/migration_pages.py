@@ -12,7 +12,7 @@ from typing import Any
 
 from litestar import Request, Response
 
-from services.workflow.runtime.migration_plan import MigrationReport, MigrationRequest
+from services.workflow.runtime.kernel.migration_plan import MigrationReport, MigrationRequest
 from services.workflow.ui.deps import engine_of
 from services.workflow.ui.migration_forms import MAX_INSTANCES, Fields, Problem, by_field, one
 from services.workflow.ui.migration_views import (

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.i18n import N_, gettext, ngettext
-from services.workflow.runtime.migration_plan import Blocker, MigrationReport
+from services.workflow.runtime.kernel.migration_plan import Blocker, MigrationReport
 from services.workflow.ui.labels import status_label
 from services.workflow.ui.migration_forms import Problem, map_field
 

@@ -1,7 +1,7 @@
 """The migration wizard: move chosen in-flight instances to another version, with a dry run.
 
-Five steps over the same :class:`~services.workflow.runtime.migration.Migrator` the JSON API
-uses (``migrator_of``: the composition root's, else one built on the engine): pick the
+Five steps over the same :class:`~services.workflow.runtime.services.migration.Migrator` the
+JSON API uses (``migrator_of``: the composition root's, else one built on the engine): pick the
 definition and versions (GET), pick instances among the migrator's candidates (GET), map the
 nodes they sit on (POST), dry run (POST, ``Migrator.plan``), run with a reason (POST,
 ``Migrator.migrate`` with the dry run's row versions as ``expected_versions``). The state rides
@@ -21,7 +21,7 @@ from litestar import Controller, Request, Response, get, post
 from contracts.errors import NotFound
 from services.workflow.api.migrations import migrator_of
 from services.workflow.api.operation_runs import operations_of
-from services.workflow.runtime.migration import Migrator
+from services.workflow.runtime.services.migration import Migrator
 from services.workflow.ui.deps import reads_of
 from services.workflow.ui.migration_forms import (
     Fields,

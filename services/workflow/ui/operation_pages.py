@@ -29,7 +29,7 @@ from services.workflow.api.operation_runs import (
     operations_of,
     visible_operation,
 )
-from services.workflow.runtime.operation_ports import Operation, OperationItem
+from services.workflow.runtime.ports.operations import Operation, OperationItem
 from services.workflow.ui.actions import Action, perform, show
 from services.workflow.ui.bulk import FALLBACK, REASONS
 from services.workflow.ui.deps import engine_of, inbox_of, reads_of

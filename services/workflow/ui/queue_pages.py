@@ -20,7 +20,7 @@ from litestar.params import FromPath
 from contracts.errors import NotFound
 from core.i18n import gettext
 from services.workflow.api.queues import catalog_of
-from services.workflow.runtime.inbox import QueueOption
+from services.workflow.runtime.services.inbox import QueueOption
 from services.workflow.ui.actions import Action, Choice, Refusal, perform, show
 from services.workflow.ui.deps import inbox_of
 from services.workflow.ui.people import names_of

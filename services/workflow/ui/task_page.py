@@ -18,7 +18,7 @@ from litestar.params import FromPath
 from contracts.errors import NotFound, ValidationFailed
 from contracts.workflow.types import TaskView
 from core.i18n import gettext
-from services.workflow.runtime.human_ports import SUPERVISOR_PERMISSION
+from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION
 from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deadline_view import badges_of, deadline_stories
 from services.workflow.ui.deps import engine_of, tasks_of

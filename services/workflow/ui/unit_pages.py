@@ -19,7 +19,7 @@ from litestar.params import FromPath
 
 from contracts.errors import NotFound
 from core.i18n import gettext
-from services.workflow.runtime.units import UnitRecord
+from services.workflow.runtime.services.units import UnitRecord
 from services.workflow.ui.actions import Action, Choice, Refusal, perform, show
 from services.workflow.ui.deps import inbox_of, units_of
 from services.workflow.ui.people import names_of

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from core.clock import FixedClock
 from core.tables import audit_log
-from services.workflow.runtime.operations import OperationService
+from services.workflow.runtime.services.operations import OperationService
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.conftest import Api, start_purchase
 from tests.e2e.api.human_helpers import user_id

@@ -13,7 +13,7 @@ from contracts.kernel import Actor
 from core.auth import issue_token
 from core.tables import audit_log
 from services.workflow.config import load_config
-from services.workflow.runtime.operations import OperationService
+from services.workflow.runtime.services.operations import OperationService
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.conftest import Api
 from tests.e2e.api.human_helpers import UNKNOWN, claim, open_tasks, user_id

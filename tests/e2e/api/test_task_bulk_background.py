@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.workflow.runtime.operations import OperationService
+from services.workflow.runtime.services.operations import OperationService
 from tests.e2e.api.conftest import Api
 from tests.e2e.api.human_helpers import UNKNOWN, claim, open_tasks
 

@@ -13,7 +13,7 @@ from services.workflow.calendar import (
     StateLayer,
     seal_spec,
 )
-from services.workflow.runtime.deadlines import DeadlineService
+from services.workflow.runtime.services.deadline_service import DeadlineService
 from tests.e2e.ui.conftest import PASSWORD, Site, login, new_page, serious_violations, shoot
 from tests.integration.deadlines.esic import OFFICER
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from contracts.errors import FieldError
 from core import i18n
-from services.workflow.runtime.migration_plan import (
+from services.workflow.runtime.kernel.migration_plan import (
     Blocker,
     InstancePlan,
     MigrationReport,

@@ -14,7 +14,7 @@ from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
 from services.workflow.api.migrations import MIGRATOR_KEY
 from services.workflow.persistence.migration_repo import SqlMigrationQueries
-from services.workflow.runtime.migration import Migrator
+from services.workflow.runtime.services.migration import Migrator
 from tests.e2e.ui.conftest import (
     Site,
     add_reader,

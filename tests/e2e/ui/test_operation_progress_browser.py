@@ -11,7 +11,7 @@ from playwright.async_api import Browser, Page, expect
 
 from contracts.kernel import Actor
 from modules.diario.workflows import REVIEWER_ID
-from services.workflow.runtime.operations import OperationService
+from services.workflow.runtime.services.operations import OperationService
 from tests.e2e.ui.conftest import login, new_page, serious_violations, shoot
 from tests.e2e.ui.test_operations_pages import OPERATOR, OpsSite, ops_site
 

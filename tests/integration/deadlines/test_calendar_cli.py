@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from services.workflow.cli_calendars import calendar_group
-from services.workflow.cli_deadlines import deadline_group
+from services.workflow.cli.calendars import calendar_group
+from services.workflow.cli.deadlines import deadline_group
 
 VITORIA = {
     "key": "br-es-vitoria",

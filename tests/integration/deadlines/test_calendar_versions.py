@@ -11,7 +11,7 @@ import pytest
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.calendar import DatedHoliday, DeadlineRule, seal_spec
-from services.workflow.runtime.deadlines import CalendarVersionConflict
+from services.workflow.runtime.services.deadline_service import CalendarVersionConflict
 from tests.integration.deadlines.esic import (
     DEADLINE,
     OFFICER,

@@ -15,7 +15,7 @@ from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.settings import Settings
 from services.workflow.calendar import ESIC_REQUEST
-from services.workflow.cli_deadlines import deadline_group
+from services.workflow.cli.deadlines import deadline_group
 from services.workflow.plugin import service_of
 from tests.integration.deadlines.esic import DEADLINE, ESIC, OFFICER
 

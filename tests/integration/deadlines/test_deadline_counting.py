@@ -10,7 +10,7 @@ import pytest
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.calendar import ESIC_REQUEST, DeadlineRule
-from services.workflow.runtime.deadlines import DeadlineExists
+from services.workflow.runtime.services.deadline_service import DeadlineExists
 from tests.integration.deadlines.esic import (
     DEADLINE,
     OFFICER,

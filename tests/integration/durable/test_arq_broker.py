@@ -23,7 +23,7 @@ from services.workflow.delivery.arq_broker import (
     wake_channel,
 )
 from services.workflow.delivery.arq_worker import WakeableWorker, listen_for_wakes
-from services.workflow.runtime.naming import step_topic
+from services.workflow.runtime.kernel.naming import step_topic
 from services.workflow.runtime.ports import OutboxMessage
 from tests.integration.durable.harness import PrivateRedis
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from core.i18n import add_catalog_directory, using
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.runtime.human import BulkItem
-from services.workflow.runtime.inbox import Inbox
+from services.workflow.runtime.services.human_tasks import BulkItem
+from services.workflow.runtime.services.inbox import Inbox
 from services.workflow.ui import LOCALES
 from services.workflow.ui.bulk import BulkRow, report
 from tests.integration.human.kit import (

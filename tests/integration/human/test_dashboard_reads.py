@@ -13,7 +13,7 @@ from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.persistence import tables as t
 from services.workflow.persistence.dashboard_reads import SqlDashboardReads
-from services.workflow.runtime.dashboard import WorkloadRow, window_at
+from services.workflow.runtime.kernel.dashboard import WorkloadRow, window_at
 from tests.conftest import T0
 from tests.integration.human.kit import ANA, NOTE, open_case, staff
 

@@ -9,7 +9,7 @@ import pytest
 from contracts.errors import ValidationFailed
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.runtime.inbox import InboxQuery
+from services.workflow.runtime.services.inbox import InboxQuery
 from tests.integration.human.kit import ANA, open_case, staff
 
 

@@ -15,7 +15,7 @@ from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest, TaskView
 from core.audit import read_trail
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.runtime.inbox import InboxQuery
+from services.workflow.runtime.services.inbox import InboxQuery
 from tests.integration.human.casework import REVIEW
 from tests.integration.human.kit import AUTHOR, BOSS, staff, trail
 

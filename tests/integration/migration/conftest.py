@@ -14,7 +14,7 @@ from core.settings import Settings
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.persistence.migration_repo import SqlMigrationQueries
 from services.workflow.plugin import service_of
-from services.workflow.runtime.migration import Migrator
+from services.workflow.runtime.services.migration import Migrator
 from tests.fakes.purchase import PurchasePlugin
 
 

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from core.app import Platform
 from core.settings import Settings
-from services.workflow.cli_operations import cancel_cmd, list_cmd, show_cmd
+from services.workflow.cli.operations import cancel_cmd, list_cmd, show_cmd
 from services.workflow.plugin import service_of
 from tests.integration.migration.test_cli_migrate import OPERATOR, prepare
 

@@ -10,8 +10,8 @@ from contracts.errors import ValidationFailed
 from core.audit import read_trail
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.runtime.migration import Migrator
-from services.workflow.runtime.migration_plan import InstancePlan, MigrationRequest
+from services.workflow.runtime.kernel.migration_plan import InstancePlan, MigrationRequest
+from services.workflow.runtime.services.migration import Migrator
 from tests.integration.migration.helpers import (
     OPERATOR,
     publish,

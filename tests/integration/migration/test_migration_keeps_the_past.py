@@ -12,8 +12,8 @@ from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.persistence.search_repo import SqlApiReads
 from services.workflow.public.timeline import PublicTimeline, build_timeline
-from services.workflow.runtime.migration import Migrator
-from services.workflow.runtime.migration_plan import MigrationRequest
+from services.workflow.runtime.kernel.migration_plan import MigrationRequest
+from services.workflow.runtime.services.migration import Migrator
 from tests.integration.human.casework import enrol, uid
 from tests.integration.migration.helpers import (
     OPERATOR,

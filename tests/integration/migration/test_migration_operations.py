@@ -11,9 +11,9 @@ from datetime import timedelta
 from core.audit import read_trail
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.runtime.migration import Migrator
-from services.workflow.runtime.migration_plan import MigrationRequest
-from services.workflow.runtime.operations import OperationService
+from services.workflow.runtime.kernel.migration_plan import MigrationRequest
+from services.workflow.runtime.services.migration import Migrator
+from services.workflow.runtime.services.operations import OperationService
 from tests.integration.migration.helpers import (
     OPERATOR,
     publish,

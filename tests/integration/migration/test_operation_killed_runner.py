@@ -12,7 +12,7 @@ from pathlib import Path
 
 from core.audit import read_trail
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.runtime.operations import OperationService
+from services.workflow.runtime.services.operations import OperationService
 from tests.integration.migration.helpers import (
     OPERATOR,
     publish,

@@ -13,10 +13,10 @@ from services.workflow.definition import CompiledModel, KnownNames, compile_defi
 from services.workflow.definition.model import parse_definition
 from services.workflow.definition.ports import BUILTIN_QUEUES
 from services.workflow.rules import RuleEngine
-from services.workflow.runtime.events import Migrated, Started, TokenMove
-from services.workflow.runtime.migration_plan import plan_instance
-from services.workflow.runtime.state import InstanceState, initial_state
-from services.workflow.runtime.transitions import decide, replay_versions
+from services.workflow.runtime.kernel.events import Migrated, Started, TokenMove
+from services.workflow.runtime.kernel.migration_plan import plan_instance
+from services.workflow.runtime.kernel.state import InstanceState, initial_state
+from services.workflow.runtime.kernel.transitions import decide, replay_versions
 from tests.fakes.purchase import EXAMPLES
 
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

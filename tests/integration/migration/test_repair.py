@@ -11,7 +11,7 @@ from contracts.workflow.types import StartRequest
 from core.audit import read_trail
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.runtime.migration import Migrator
+from services.workflow.runtime.services.migration import Migrator
 from tests.fakes.purchase import PurchasePlugin, order, retryable
 from tests.integration.migration.helpers import OPERATOR, waiting_purchases
 

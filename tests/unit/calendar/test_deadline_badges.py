@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 from services.workflow.calendar import Calendar
-from services.workflow.runtime.deadline_badges import DUE_SOON_BUSINESS_DAYS, badge
+from services.workflow.runtime.kernel.deadline_badges import DUE_SOON_BUSINESS_DAYS, badge
 
 # Tuesday 1 December 2026, 10:00 in Brasília (13:00 UTC).
 NOW = datetime(2026, 12, 1, 13, 0, tzinfo=UTC)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 from services.workflow.calendar import Calendar, DeadlineRule, Extension, Resumption, Suspension
-from services.workflow.runtime.deadline_ports import DeadlineView
-from services.workflow.runtime.legal_time import CountedDeadline
+from services.workflow.runtime.ports.deadlines import DeadlineView
+from services.workflow.runtime.services.legal_time import CountedDeadline
 from services.workflow.ui.deadline_story import stories
 
 RULE = DeadlineRule(unit="calendar_days", days=20, max_extensions=1, extension_days=10)

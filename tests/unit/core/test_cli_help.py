@@ -101,8 +101,11 @@ def test_every_lazy_entry_line_is_translated() -> None:
 
 
 def test_english_is_the_source_text() -> None:
-    assert translate("Workflow instances.", "services.workflow.cli", "en") == "Workflow instances."
-    assert translate("Workflow instances.", "services.workflow.cli", "pt_BR") == (
+    assert (
+        translate("Workflow instances.", "services.workflow.cli.workflow", "en")
+        == "Workflow instances."
+    )
+    assert translate("Workflow instances.", "services.workflow.cli.workflow", "pt_BR") == (
         "Instâncias de fluxo de trabalho."
     )
 

@@ -32,7 +32,7 @@ from services.workflow.definition.model import (
     TimerNode,
     UserTaskNode,
 )
-from services.workflow.runtime.effects import (
+from services.workflow.runtime.kernel.effects import (
     CancelTimers,
     CloseTasks,
     Decision,
@@ -41,7 +41,7 @@ from services.workflow.runtime.effects import (
     StartTimer,
     Transitioned,
 )
-from services.workflow.runtime.events import (
+from services.workflow.runtime.kernel.events import (
     Cancelled,
     Event,
     Started,
@@ -50,8 +50,8 @@ from services.workflow.runtime.events import (
     TaskCompleted,
     TimerFired,
 )
-from services.workflow.runtime.state import TERMINAL, InstanceState, initial_state
-from services.workflow.runtime.transitions import decide, replay
+from services.workflow.runtime.kernel.state import TERMINAL, InstanceState, initial_state
+from services.workflow.runtime.kernel.transitions import decide, replay
 
 Item = tuple[Any, ...]
 TOKEN_ID = re.compile(r"^t(\.\d+|\.[a-z][a-z0-9_]*@\d+)*$")

@@ -11,7 +11,7 @@ from wfkit import compile_doc, compiled_example
 
 from contracts.errors import Forbidden, InvalidTransition, ValidationFailed
 from services.workflow.definition import CompiledModel
-from services.workflow.runtime.effects import (
+from services.workflow.runtime.kernel.effects import (
     CloseTasks,
     EscalateTask,
     InstanceFinished,
@@ -21,7 +21,7 @@ from services.workflow.runtime.effects import (
     Transitioned,
     VoteRecorded,
 )
-from services.workflow.runtime.events import (
+from services.workflow.runtime.kernel.events import (
     Abandoned,
     Cancelled,
     CompensationDone,
@@ -30,8 +30,8 @@ from services.workflow.runtime.events import (
     StepSucceeded,
     TimerFired,
 )
-from services.workflow.runtime.state import initial_state
-from services.workflow.runtime.transitions import decide
+from services.workflow.runtime.kernel.state import initial_state
+from services.workflow.runtime.kernel.transitions import decide
 
 
 def flow(*nodes: dict[str, Any]) -> CompiledModel:

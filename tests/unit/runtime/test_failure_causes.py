@@ -10,8 +10,8 @@ from wfkit import compile_doc
 
 from services.workflow.definition import CompiledModel
 from services.workflow.rules.errors import rule_timeout
-from services.workflow.runtime.failures import explain, failure_view, rule_cause
-from services.workflow.runtime.state import FailureInfo
+from services.workflow.runtime.kernel.failures import explain, failure_view, rule_cause
+from services.workflow.runtime.kernel.state import FailureInfo
 
 
 def routed(condition: str) -> CompiledModel:

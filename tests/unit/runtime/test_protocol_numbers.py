@@ -9,7 +9,7 @@ import pytest
 
 from contracts.errors import ConfigurationError
 from services.workflow.bootstrap import jurisdiction_zone
-from services.workflow.runtime.naming import protocol_number, protocol_year
+from services.workflow.runtime.kernel.naming import protocol_number, protocol_year
 
 NEW_YEAR_UTC = datetime(2027, 1, 1, 2, 30, tzinfo=UTC)  # 31/12/2026 23:30 in Brasília
 

@@ -11,7 +11,7 @@ from wfkit import compiled_example
 
 from contracts.errors import Forbidden, InvalidTransition, ValidationFailed
 from services.workflow.definition import CompiledModel
-from services.workflow.runtime.effects import (
+from services.workflow.runtime.kernel.effects import (
     CancelTimers,
     CloseTasks,
     Effect,
@@ -22,7 +22,7 @@ from services.workflow.runtime.effects import (
     StartTimer,
     Transitioned,
 )
-from services.workflow.runtime.events import CompensationDone, TaskCompleted
+from services.workflow.runtime.kernel.events import CompensationDone, TaskCompleted
 
 
 @pytest.fixture(scope="module")

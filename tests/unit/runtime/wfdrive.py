@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from services.workflow.definition import CompiledModel
-from services.workflow.runtime.effects import Decision, Effect
-from services.workflow.runtime.events import (
+from services.workflow.runtime.kernel.effects import Decision, Effect
+from services.workflow.runtime.kernel.events import (
     Event,
     Started,
     StepFailedTerminal,
@@ -15,8 +15,8 @@ from services.workflow.runtime.events import (
     TaskCompleted,
     TimerFired,
 )
-from services.workflow.runtime.state import InstanceState, Token, initial_state
-from services.workflow.runtime.transitions import decide, replay
+from services.workflow.runtime.kernel.state import InstanceState, Token, initial_state
+from services.workflow.runtime.kernel.transitions import decide, replay
 
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 

@@ -14,7 +14,7 @@ from contracts.errors import TramitaError
 from contracts.workflow.types import InstanceStatus, TaskStatus
 from core import i18n
 from services.workflow.definition import model
-from services.workflow.runtime import events
+from services.workflow.runtime.kernel import events
 from services.workflow.ui import labels
 
 LOCALES = Path(labels.__file__).resolve().parents[1] / "locale"

@@ -36,7 +36,7 @@ from .events import (
 from .guards import addressed_token, check_keys, refuse
 from .state import TERMINAL, InstanceState, Token, initial_state
 from .steps import abandoned, reprocessed, step_failed, step_succeeded
-from .tasks import signalled, task_completed, timer_fired
+from .task_rules import signalled, task_completed, timer_fired
 
 
 def _started(run: Run, state: InstanceState, event: Started) -> None:

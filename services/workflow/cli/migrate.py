@@ -27,18 +27,18 @@ from core.cli import run_async
 from core.cli_progress import Progress, announce
 from services.workflow.api.operation_runs import OperationView, view_of
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.cli_reads import instance_id
-from services.workflow.cli_text import gettext as _
+from services.workflow.cli.reads import instance_id
+from services.workflow.cli.text import gettext as _
 from services.workflow.persistence.migration_repo import SqlMigrationQueries
 from services.workflow.plugin import service_of
-from services.workflow.runtime.migration import Migrator
-from services.workflow.runtime.migration_plan import (
+from services.workflow.runtime.kernel.migration_plan import (
     InstancePlan,
     MigrationReport,
     MigrationRequest,
 )
-from services.workflow.runtime.operation_ports import Operation
-from services.workflow.runtime.operations import OperationService
+from services.workflow.runtime.ports.operations import Operation
+from services.workflow.runtime.services.migration import Migrator
+from services.workflow.runtime.services.operations import OperationService
 
 T = TypeVar("T")
 OPERATIONS_PAGE = "/cms/workflow/operations"

@@ -18,7 +18,7 @@ import msgspec
 from contracts.errors import FieldError, ValidationFailed
 from contracts.kernel import Clock
 from contracts.workflow.types import TaskStatus, TaskView
-from services.workflow.runtime.human_ports import is_uuid
+from services.workflow.runtime.ports.human import is_uuid
 
 SortKey = Literal["due_at", "-due_at", "created_at", "-created_at", "priority", "-priority"]
 MAX_PAGE = 200

@@ -28,9 +28,9 @@ from services.workflow.calendar.legal import (
     keep_in_force,
 )
 from services.workflow.calendar.model import Unit
-from services.workflow.runtime.calendar_book import CalendarCache, build_calendar
-from services.workflow.runtime.deadline_ports import DeadlineRow, DeadlineStore
 from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.ports.deadlines import DeadlineRow, DeadlineStore
+from services.workflow.runtime.services.calendar_book import CalendarCache, build_calendar
 
 COUNTED_ACTION = "workflow.deadline.counted"
 

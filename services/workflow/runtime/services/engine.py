@@ -21,13 +21,7 @@ from contracts.workflow.types import (
 )
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.messages import N_
-from services.workflow.runtime.applier import (
-    Applier,
-    EagerClaim,
-    decode_event,
-    state_from_json,
-)
-from services.workflow.runtime.events import (
+from services.workflow.runtime.kernel.events import (
     Abandoned,
     Cancelled,
     Event,
@@ -37,19 +31,25 @@ from services.workflow.runtime.events import (
     Started,
     TimerFired,
 )
-from services.workflow.runtime.human import TaskService
-from services.workflow.runtime.limits import DEFAULT_MAX_CONTEXT_BYTES, check_context_size
-from services.workflow.runtime.naming import protocol_number, protocol_year
+from services.workflow.runtime.kernel.limits import DEFAULT_MAX_CONTEXT_BYTES, check_context_size
+from services.workflow.runtime.kernel.naming import protocol_number, protocol_year
+from services.workflow.runtime.kernel.state import InstanceState, Token, initial_state
+from services.workflow.runtime.kernel.transitions import decide, replay_versions
 from services.workflow.runtime.ports import (
     InstanceRecord,
     TimerRecord,
     UnitOfWork,
     VersionRecord,
 )
-from services.workflow.runtime.publishing import ModelCompiler, Publisher
-from services.workflow.runtime.state import InstanceState, Token, initial_state
-from services.workflow.runtime.transitions import decide, replay_versions
-from services.workflow.runtime.views import history_entry, instance_view, task_view
+from services.workflow.runtime.services.applier import (
+    Applier,
+    EagerClaim,
+    decode_event,
+    state_from_json,
+)
+from services.workflow.runtime.services.human_tasks import TaskService
+from services.workflow.runtime.services.publishing import ModelCompiler, Publisher
+from services.workflow.runtime.services.views import history_entry, instance_view, task_view
 
 Wakeup = Callable[[], None]
 

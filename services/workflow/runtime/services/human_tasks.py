@@ -33,10 +33,10 @@ from contracts.errors import (
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen
 from contracts.workflow.types import TaskView
 from services.workflow.forms import encode_snapshot, take_snapshot, validate_compiled
-from services.workflow.runtime.applier import Applier, state_from_json
-from services.workflow.runtime.events import TaskCompleted
-from services.workflow.runtime.human_policy import TaskGuard
-from services.workflow.runtime.human_ports import (
+from services.workflow.runtime.kernel.events import TaskCompleted
+from services.workflow.runtime.kernel.transitions import decide
+from services.workflow.runtime.ports import TaskRecord, UnitOfWork
+from services.workflow.runtime.ports.human import (
     OPEN,
     SUPERVISOR_PERMISSION,
     ActionRecord,
@@ -48,10 +48,10 @@ from services.workflow.runtime.human_ports import (
     fingerprint,
     is_uuid,
 )
-from services.workflow.runtime.ports import TaskRecord, UnitOfWork
-from services.workflow.runtime.publishing import ModelCompiler
-from services.workflow.runtime.transitions import decide
-from services.workflow.runtime.views import task_view
+from services.workflow.runtime.services.applier import Applier, state_from_json
+from services.workflow.runtime.services.human_policy import TaskGuard
+from services.workflow.runtime.services.publishing import ModelCompiler
+from services.workflow.runtime.services.views import task_view
 
 __all__ = ["BulkItem", "TaskService"]
 

@@ -18,9 +18,9 @@ import msgspec
 from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
-from services.workflow.cli_text import gettext as _
+from services.workflow.cli.text import gettext as _
 from services.workflow.plugin import service_of
-from services.workflow.runtime.human_policy import Catalog
+from services.workflow.runtime.services.human_policy import Catalog
 
 T = TypeVar("T")
 CLI_ACTOR = Actor(kind="system", id="cli")

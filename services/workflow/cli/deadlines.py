@@ -17,13 +17,13 @@ import msgspec
 from contracts.kernel import Actor
 from core.cli import run_async
 from core.localtime import date_text, datetime_text
-from services.workflow.cli_reads import instance_id
-from services.workflow.cli_text import gettext as _
+from services.workflow.cli.reads import instance_id
+from services.workflow.cli.text import gettext as _
 
 if TYPE_CHECKING:
     from services.workflow.bootstrap import WorkflowService
-    from services.workflow.runtime.deadlines import DeadlineView
-    from services.workflow.runtime.legal_time import CountedDeadline, DeadlinePreview
+    from services.workflow.runtime.services.deadline_service import DeadlineView
+    from services.workflow.runtime.services.legal_time import CountedDeadline, DeadlinePreview
 
 T = TypeVar("T")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contracts.workflow.types import HistoryEntry, InstanceView, SubjectRef, TaskView
-from services.workflow.runtime.failures import failure_view
+from services.workflow.runtime.kernel.failures import failure_view
 from services.workflow.runtime.ports import HistoryRecord, InstanceRecord, TaskRecord
 
 

@@ -19,9 +19,9 @@ from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
 from services.workflow.api.operation_runs import OperationView, view_of
-from services.workflow.cli_text import gettext as _
+from services.workflow.cli.text import gettext as _
 from services.workflow.plugin import service_of
-from services.workflow.runtime.operations import OperationService
+from services.workflow.runtime.services.operations import OperationService
 
 T = TypeVar("T")
 

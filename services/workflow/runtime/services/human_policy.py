@@ -26,8 +26,8 @@ from services.workflow.forms import (
     parse_form,
     parse_form_ref,
 )
-from services.workflow.runtime.applier import state_from_json
-from services.workflow.runtime.human_ports import (
+from services.workflow.runtime.ports import InstanceRecord, TaskRecord, UnitOfWork
+from services.workflow.runtime.ports.human import (
     DEFAULT_PERMISSION,
     FORWARD_ANY_PERMISSION,
     SUPERVISOR_PERMISSION,
@@ -36,8 +36,8 @@ from services.workflow.runtime.human_ports import (
     HumanStore,
     QueueRecord,
 )
-from services.workflow.runtime.ports import InstanceRecord, TaskRecord, UnitOfWork
-from services.workflow.runtime.publishing import ModelCompiler
+from services.workflow.runtime.services.applier import state_from_json
+from services.workflow.runtime.services.publishing import ModelCompiler
 
 
 class TaskGuard:

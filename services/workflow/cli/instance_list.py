@@ -14,8 +14,8 @@ import click
 import msgspec
 
 from core.cli import ReadCommand
-from services.workflow.cli_reads import with_database
-from services.workflow.cli_text import N_
+from services.workflow.cli.reads import with_database
+from services.workflow.cli.text import N_
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -58,7 +58,7 @@ STATUS_WORDS = {
 def table(page: InstancePage, zone_name: str) -> str:
     """The page as aligned columns, in the reader's language, with the count at the end."""
     from core.localtime import datetime_text
-    from services.workflow.cli_text import gettext as _
+    from services.workflow.cli.text import gettext as _
 
     if not page.instances:
         return _("no instance matches")

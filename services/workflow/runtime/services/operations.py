@@ -35,11 +35,10 @@ from contracts.errors import (
 )
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen
 from services.workflow.definition.messages import N_
-from services.workflow.runtime.human import TaskService
-from services.workflow.runtime.migration import Migrator, Prepared
-from services.workflow.runtime.migration_plan import InstancePlan, MigrationRequest
-from services.workflow.runtime.naming import OPERATION_TOPIC
-from services.workflow.runtime.operation_ports import (
+from services.workflow.runtime.kernel.migration_plan import InstancePlan, MigrationRequest
+from services.workflow.runtime.kernel.naming import OPERATION_TOPIC
+from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.ports.operations import (
     OPERATION_KINDS,
     PARAMS_FORMAT,
     AbandonLetter,
@@ -47,7 +46,8 @@ from services.workflow.runtime.operation_ports import (
     OperationItem,
     OperationStore,
 )
-from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.services.human_tasks import TaskService
+from services.workflow.runtime.services.migration import Migrator, Prepared
 
 log = structlog.get_logger("tramita.operations")
 

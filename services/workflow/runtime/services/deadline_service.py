@@ -43,9 +43,8 @@ from services.workflow.calendar import (
     suspend,
 )
 from services.workflow.calendar.legal import count_extension
-from services.workflow.runtime.applier import state_from_json
-from services.workflow.runtime.calendar_book import CalendarBook, CalendarRevision
-from services.workflow.runtime.deadline_ports import (
+from services.workflow.runtime.ports import InstanceRecord, TimerRecord, UnitOfWork
+from services.workflow.runtime.ports.deadlines import (
     CalendarNotFound,
     CalendarVersionConflict,
     DeadlineExists,
@@ -54,14 +53,15 @@ from services.workflow.runtime.deadline_ports import (
     DeadlineStore,
     DeadlineView,
 )
-from services.workflow.runtime.legal_time import (
+from services.workflow.runtime.services.applier import state_from_json
+from services.workflow.runtime.services.calendar_book import CalendarBook, CalendarRevision
+from services.workflow.runtime.services.legal_time import (
     CountedDeadline,
     DeadlinePreview,
     DeadlineRuleNotFound,
     LegalTime,
     extensions_in_force,
 )
-from services.workflow.runtime.ports import InstanceRecord, TimerRecord, UnitOfWork
 
 log = structlog.get_logger("tramita.workflow.deadlines")
 

@@ -17,9 +17,9 @@ from contracts.errors import NotFound
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest, SubjectRef
 from core.cli import ReadCommand, run_async
-from services.workflow.cli_instance_list import list_instances_cmd
-from services.workflow.cli_reads import N_, resolve, with_reads
-from services.workflow.cli_text import gettext as _
+from services.workflow.cli.instance_list import list_instances_cmd
+from services.workflow.cli.reads import N_, resolve, with_reads
+from services.workflow.cli.text import gettext as _
 
 if TYPE_CHECKING:
     from services.workflow.bootstrap import WorkflowService
@@ -216,7 +216,7 @@ def start_cmd(
 def show_cmd(ref: str, as_json: bool) -> None:
     """Show an instance (by id or protocol number), its tasks and its history."""
 
-    from services.workflow.runtime.views import history_entry, instance_view, task_view
+    from services.workflow.runtime.services.views import history_entry, instance_view, task_view
 
     async def _show(uow: UnitOfWork) -> dict[str, Any]:
         record = await resolve(uow, ref)

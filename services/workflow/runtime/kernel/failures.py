@@ -1,6 +1,6 @@
 """Why an instance failed, in plain words: the stored codes turned into a pt-BR sentence.
 
-``decide()`` keeps only stable codes in :class:`~services.workflow.runtime.state.FailureInfo`
+``decide()`` keeps only stable codes in :class:`~services.workflow.runtime.kernel.state.FailureInfo`
 (the engine's reason and, when a rule failed at run time, the rule's own code); this module is
 the one place that explains them to people, for the instance page, the API and the CLI alike.
 """

@@ -27,14 +27,14 @@ from services.workflow.calendar import (
     revise,
     verify_spec,
 )
-from services.workflow.runtime.deadline_ports import (
+from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.ports.deadlines import (
     CalendarNotFound,
     CalendarVersionConflict,
     CalendarVersionRow,
     DeadlineStore,
     DeadlineView,
 )
-from services.workflow.runtime.ports import UnitOfWork
 
 
 class CalendarRevision(msgspec.Struct, frozen=True, kw_only=True):

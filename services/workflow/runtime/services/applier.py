@@ -20,7 +20,7 @@ from services.workflow import metrics
 from services.workflow.calendar import Calendar
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.model import HUMAN_TYPES
-from services.workflow.runtime.effects import (
+from services.workflow.runtime.kernel.effects import (
     CancelTimers,
     CloseTasks,
     Decision,
@@ -33,9 +33,9 @@ from services.workflow.runtime.effects import (
     Transitioned,
     VoteRecorded,
 )
-from services.workflow.runtime.events import Event, event_type
-from services.workflow.runtime.legal_time import LegalTime
-from services.workflow.runtime.naming import SUBJECT_TOPIC, idempotency_key, step_topic
+from services.workflow.runtime.kernel.events import Event, event_type
+from services.workflow.runtime.kernel.naming import SUBJECT_TOPIC, idempotency_key, step_topic
+from services.workflow.runtime.kernel.state import TERMINAL, InstanceState
 from services.workflow.runtime.ports import (
     HistoryRecord,
     InstanceRecord,
@@ -44,7 +44,7 @@ from services.workflow.runtime.ports import (
     TimerRecord,
     UnitOfWork,
 )
-from services.workflow.runtime.state import TERMINAL, InstanceState
+from services.workflow.runtime.services.legal_time import LegalTime
 
 HISTORY_STRIDE = 1000
 """History numbers of the event that brings an instance to version v are v*1000, v*1000+1..."""

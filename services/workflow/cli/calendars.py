@@ -31,8 +31,8 @@ from services.workflow.calendar import (
     seal_spec,
 )
 from services.workflow.calendar.legal import closure_text
-from services.workflow.cli_deadlines import _actor, _with_service
-from services.workflow.cli_text import gettext as _
+from services.workflow.cli.deadlines import _actor, _with_service
+from services.workflow.cli.text import gettext as _
 
 
 def _day(text: str) -> date:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-LOCALE_DIR = Path(__file__).parent / "locale"
+LOCALE_DIR = Path(__file__).parent.parent / "locale"
 
 
 def gettext(message: str) -> str:

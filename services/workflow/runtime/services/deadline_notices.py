@@ -13,8 +13,8 @@ from collections.abc import Callable
 from datetime import datetime
 
 from contracts.workflow.legal import DeadlineNotice
-from services.workflow.runtime.legal_time import DeadlineRuleNotFound, LegalTime
 from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.services.legal_time import DeadlineRuleNotFound, LegalTime
 
 
 class DeadlineNotices:

@@ -8,7 +8,7 @@ from contracts.errors import NotFound
 from core.app import Platform
 from core.cli import run_async
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.cli_text import gettext as _
+from services.workflow.cli.text import gettext as _
 from services.workflow.config import WORKER_QUEUES, load_config
 from services.workflow.plugin import service_of
 from services.workflow.processes import run_relay, run_workers, stop_event

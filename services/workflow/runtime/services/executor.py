@@ -40,10 +40,13 @@ from services.workflow.definition.model import (
     ValidationNode,
     node_type,
 )
-from services.workflow.runtime.applier import EagerClaim, state_from_json
-from services.workflow.runtime.engine import Engine
-from services.workflow.runtime.events import CompensationDone, StepFailedTerminal, StepSucceeded
-from services.workflow.runtime.naming import backoff, step_topic
+from services.workflow.runtime.kernel.events import (
+    CompensationDone,
+    StepFailedTerminal,
+    StepSucceeded,
+)
+from services.workflow.runtime.kernel.naming import backoff, step_topic
+from services.workflow.runtime.kernel.state import TERMINAL
 from services.workflow.runtime.ports import (
     ClaimLost,
     InstanceRecord,
@@ -51,7 +54,8 @@ from services.workflow.runtime.ports import (
     StepRunRecord,
     UnitOfWork,
 )
-from services.workflow.runtime.state import TERMINAL
+from services.workflow.runtime.services.applier import EagerClaim, state_from_json
+from services.workflow.runtime.services.engine import Engine
 
 log = structlog.get_logger("tramita.worker")
 LEASE_MARGIN = timedelta(seconds=30)

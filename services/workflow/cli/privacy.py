@@ -16,7 +16,7 @@ import msgspec
 from core.app import Platform
 from core.cli import run_async
 from core.cli_progress import Progress, announce
-from services.workflow.cli_text import gettext as _
+from services.workflow.cli.text import gettext as _
 from services.workflow.privacy import Privacy, PurgeReport, SubjectExport
 
 PROGRESS_EVERY = 100

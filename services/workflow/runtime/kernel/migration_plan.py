@@ -16,7 +16,7 @@ from services.workflow.definition import CompiledModel
 from services.workflow.definition.forkjoin import analyse_forks
 from services.workflow.definition.graph import Graph, is_join
 from services.workflow.definition.model import HUMAN_TYPES, WORK_TYPES, Node, TimerNode, node_type
-from services.workflow.runtime.state import InstanceState, Token
+from services.workflow.runtime.kernel.state import InstanceState, Token
 
 Action = Literal["keep", "reenter", "blocked"]
 ROUTING_FIELDS = frozenset(

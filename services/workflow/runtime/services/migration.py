@@ -28,10 +28,8 @@ from contracts.kernel import Actor, AuditEntry
 from contracts.workflow.types import InstanceView
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.messages import N_
-from services.workflow.runtime.applier import state_from_json
-from services.workflow.runtime.engine import Engine
-from services.workflow.runtime.events import Event, Migrated, Repaired, TokenMove
-from services.workflow.runtime.migration_plan import (
+from services.workflow.runtime.kernel.events import Event, Migrated, Repaired, TokenMove
+from services.workflow.runtime.kernel.migration_plan import (
     Blocker,
     InstancePlan,
     MigrationReport,
@@ -41,10 +39,12 @@ from services.workflow.runtime.migration_plan import (
     plan_instance,
     repair_blockers,
 )
+from services.workflow.runtime.kernel.state import InstanceState
+from services.workflow.runtime.kernel.transitions import decide
 from services.workflow.runtime.ports import InstanceRecord, UnitOfWork, VersionRecord
-from services.workflow.runtime.state import InstanceState
-from services.workflow.runtime.transitions import decide
-from services.workflow.runtime.views import instance_view
+from services.workflow.runtime.services.applier import state_from_json
+from services.workflow.runtime.services.engine import Engine
+from services.workflow.runtime.services.views import instance_view
 
 BeforeCommit = Callable[[UnitOfWork, InstancePlan], Awaitable[None]]
 """Called with a migrated instance's outcome inside its transaction, just before the commit."""

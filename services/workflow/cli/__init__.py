@@ -1,0 +1,1 @@
+"""The service's ``tramita`` commands, one module per group."""
