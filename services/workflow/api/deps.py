@@ -12,7 +12,7 @@ from typing import Any
 from litestar.connection import ASGIConnection
 
 from contracts.errors import ServiceUnavailable
-from services.workflow.api.ports import ApiReads
+from services.workflow.reads.api_reads import ApiReads
 from services.workflow.runtime.services.engine import Engine
 
 READS_KEY = "workflow.api_reads"

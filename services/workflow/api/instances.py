@@ -15,7 +15,6 @@ from contracts.kernel import Actor
 from contracts.workflow.types import HistoryEntry, InstanceView, StartRequest
 from core.auth import actor_of, requires
 from services.workflow.api.deps import engine_of, platform_of, reads_of
-from services.workflow.api.ports import MAX_PAGE, InstanceQuery
 from services.workflow.api.schemas import (
     CancelBody,
     InstancePage,
@@ -25,6 +24,7 @@ from services.workflow.api.schemas import (
     StartBody,
 )
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, expires_at, sign_link
+from services.workflow.reads.search import MAX_PAGE, InstanceQuery
 
 NO_NUL = r"^[^\x00]*$"
 """PostgreSQL text cannot hold NUL: such input is a 400 here, not a database error later."""

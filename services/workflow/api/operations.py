@@ -16,8 +16,9 @@ from contracts.workflow.types import InstanceView
 from core.auth import actor_of, requires
 from services.workflow.api.deps import engine_of, reads_of
 from services.workflow.api.operation_runs import OperationView, operations_of, view_of
-from services.workflow.api.ports import MAX_PAGE, AuditView, DeadLetterView
 from services.workflow.api.schemas import AbandonBody, DeadLetterPage, Reason
+from services.workflow.reads.operations import AuditView, DeadLetterView
+from services.workflow.reads.search import MAX_PAGE
 from services.workflow.runtime.services.operations import MAX_ITEMS
 
 LetterStatus = Literal["open", "reprocessed", "abandoned", "repaired", "cancelled", "all"]

@@ -10,7 +10,8 @@ from msgspec import Meta
 
 from contracts.workflow.types import SubjectRef
 from core.boundary import INT32_MAX
-from services.workflow.api.ports import DeadLetterView, InstanceSummary
+from services.workflow.reads.operations import DeadLetterView
+from services.workflow.reads.search import InstanceSummary
 
 Name = Annotated[str, Meta(min_length=1, max_length=100)]
 Reason = Annotated[str, Meta(min_length=1, max_length=2000)]

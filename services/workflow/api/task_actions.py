@@ -24,7 +24,7 @@ from core.auth import actor_of, requires
 from services.workflow.api.deps import platform_of
 from services.workflow.api.human_deps import idempotency_key_of, inbox_of, scope_of, tasks_of
 from services.workflow.api.operation_runs import OPERATIONS_KEY, OperationView, view_of
-from services.workflow.api.ports import MAX_PAGE
+from services.workflow.reads.search import MAX_PAGE
 from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION, BulkItem
 from services.workflow.runtime.services.inbox import InboxPage, InboxQuery, SortKey
 from services.workflow.runtime.services.operations import OperationService

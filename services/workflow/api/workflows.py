@@ -12,9 +12,9 @@ from litestar.params import JSONBody, Parameter
 from contracts.errors import NotFound
 from core.auth import actor_of, requires
 from services.workflow.api.deps import engine_of, reads_of
-from services.workflow.api.ports import VersionDocument, VersionSummary
 from services.workflow.api.schemas import Published
 from services.workflow.definition.bpmn import export_bpmn, import_bpmn
+from services.workflow.reads.versions import VersionDocument, VersionSummary
 
 BPMN_MEDIA = "application/bpmn+xml"
 Key = Annotated[str, Parameter(max_length=100)]

@@ -1,4 +1,4 @@
-"""SQL for definition drafts (``ui.editor_ports.DraftStore``), each call in its own transaction.
+"""SQL for definition drafts (``reads.drafts.DraftStore``), each call in its own transaction.
 
 A draft is edited by people, not by the engine, so it does not join the engine's unit of work.
 Every change is one ``UPDATE ... WHERE row_version = :expected``: a row that moved on matches
@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from contracts.errors import ConcurrentModification, NotFound
 from contracts.kernel import Actor, Clock, IdGen
 from services.workflow.persistence.tables_drafts import drafts
-from services.workflow.ui.editor_ports import Draft
+from services.workflow.reads.drafts import Draft
 
 _C = drafts.c
 LIST_LIMIT = 200

@@ -14,9 +14,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.workflow.api.ports import StepRunView, StuckInstanceView
 from services.workflow.persistence import tables as t
 from services.workflow.persistence.ops_repo import OPEN_INSTANCE_STATUSES
+from services.workflow.reads.operations import StepRunView, StuckInstanceView
 
 
 def _step_run(row: Any) -> StepRunView:

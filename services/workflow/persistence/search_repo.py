@@ -1,4 +1,4 @@
-"""The HTTP API's read queries (``services.workflow.api.ports.ApiReads``) on SQLAlchemy Core.
+"""The HTTP API's read queries (``services.workflow.reads.api_reads.ApiReads``) on SQLAlchemy Core.
 
 Reads only, each in a short connection of its own: nothing here changes state, so there is no
 unit of work to join. Context-field filters use the JSON operators both backends share
@@ -17,24 +17,21 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from contracts.kernel import Actor
 from contracts.workflow.types import TERMINAL_STATUSES, SubjectRef
 from core.tables import audit_log
-from services.workflow.api.ports import (
-    MAX_PAGE,
-    AuditView,
-    DeadLetterView,
-    InstanceQuery,
-    InstanceSummary,
-    PublicSource,
-    StepRunView,
-    StuckInstanceView,
-    SubmissionView,
-    VersionDocument,
-    VersionSummary,
-)
 from services.workflow.calendar.model import DeadlineEvent, Resumption, Suspension
 from services.workflow.persistence import ops_reads
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_deadlines as td
 from services.workflow.persistence import tables_human as h
+from services.workflow.reads.operations import (
+    AuditView,
+    DeadLetterView,
+    StepRunView,
+    StuckInstanceView,
+    SubmissionView,
+)
+from services.workflow.reads.public import PublicSource
+from services.workflow.reads.search import MAX_PAGE, InstanceQuery, InstanceSummary
+from services.workflow.reads.versions import VersionDocument, VersionSummary
 
 _SUMMARY_COLUMNS = (
     t.instances.c.id,

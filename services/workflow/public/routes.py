@@ -16,7 +16,6 @@ from litestar.params import FromPath
 
 from contracts.errors import NotFound
 from services.workflow.api.deps import platform_of, reads_of
-from services.workflow.api.ports import InstanceQuery
 from services.workflow.page_headers import SECURITY_HEADERS
 from services.workflow.public.explain import render_deadlines
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
@@ -26,6 +25,7 @@ from services.workflow.public.timeline import (
     build_timeline,
     render_html,
 )
+from services.workflow.reads.search import InstanceQuery
 
 DEFAULT_RATE = 60
 """Requests per minute per client address on ``/public``."""
@@ -82,3 +82,6 @@ def public_router(per_minute: int = DEFAULT_RATE) -> Router:
         middleware=[limit.middleware],
         tags=["public"],
     )
+
+
+ROUTES: list[Any] = [public_router()]

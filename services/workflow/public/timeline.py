@@ -15,7 +15,7 @@ import msgspec
 
 from contracts.workflow.types import TERMINAL_STATUSES
 from core.localtime import DEFAULT_ZONE, date_text, datetime_text
-from services.workflow.api.ports import PublicSource
+from services.workflow.reads.public import PublicSource
 
 
 class PublicStep(msgspec.Struct, frozen=True, kw_only=True):

@@ -19,9 +19,9 @@ from litestar.params import FromPath
 
 from contracts.errors import BadRequest, DefinitionInvalid, FieldError, NotFound
 from core.i18n import gettext
-from services.workflow.api.ports import VersionDocument
 from services.workflow.api.workflows import _without_nulls
 from services.workflow.definition.bpmn import export_bpmn, import_bpmn_with_sources, remap_errors
+from services.workflow.reads.versions import VersionDocument
 from services.workflow.ui.definition_views import compare, node_errors, swimlanes
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.web import (

@@ -30,6 +30,7 @@ from contracts.errors import (
     NotFound,
 )
 from core.boundary import whole_number
+from services.workflow.reads.drafts import Draft
 from services.workflow.ui.definition_views import node_errors
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.draft_ops import (
@@ -53,7 +54,6 @@ from services.workflow.ui.editor_forms import (
     removed_from_query,
 )
 from services.workflow.ui.editor_new import DRAFTS, NewDraftController, drafts_of
-from services.workflow.ui.editor_ports import Draft
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 __all__ = ["DraftEditorController", "NewDraftController"]

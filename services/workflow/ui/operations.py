@@ -24,7 +24,7 @@ from contracts.errors import InvalidTransition, NotFound
 from core.i18n import gettext
 from core.localtime import datetime_text
 from services.workflow.api.operation_runs import operations_of
-from services.workflow.api.ports import DeadLetterView
+from services.workflow.reads.operations import DeadLetterView
 from services.workflow.runtime.services.operations import MAX_ITEMS
 from services.workflow.ui.actions import Action, perform, show
 from services.workflow.ui.deps import engine_of, reads_of

@@ -17,10 +17,10 @@ from litestar.types import ExceptionHandlersMap
 from contracts.errors import NotFound, TramitaError
 from core.i18n import N_, gettext
 from core.problem_headers import limit_headers
-from services.workflow.api.ports import InstanceQuery
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
 from services.workflow.public.routes import DEFAULT_RATE
 from services.workflow.public.timeline import build_timeline
+from services.workflow.reads.search import InstanceQuery
 from services.workflow.ui.deadline_view import deadline_stories
 from services.workflow.ui.deps import reads_of
 from services.workflow.ui.web import page, platform_of

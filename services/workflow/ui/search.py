@@ -21,7 +21,7 @@ from markupsafe import Markup
 from contracts.workflow.types import TERMINAL_STATUSES
 from core.i18n import N_, gettext
 from core.localtime import DEFAULT_ZONE, zone
-from services.workflow.api.ports import InstanceQuery
+from services.workflow.reads.search import InstanceQuery
 from services.workflow.ui.deps import inbox_of, reads_of
 from services.workflow.ui.web import page, page_requires, platform_of
 

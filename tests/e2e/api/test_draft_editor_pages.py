@@ -10,7 +10,7 @@ import html
 import re
 from typing import Any
 
-from services.workflow.ui.editor_ports import DRAFTS_KEY
+from services.workflow.reads.drafts import DRAFTS_KEY
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.conftest import Api
 from tests.e2e.api.human_helpers import user_id

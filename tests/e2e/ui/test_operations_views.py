@@ -13,10 +13,11 @@ from contracts.workflow.types import StartRequest
 from core.app import Platform
 from core.clock import FixedClock
 from services.workflow.api.deps import READS_KEY
-from services.workflow.api.ports import ApiReads, StepRunView
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.persistence.ops_reads import grouped_by_node
 from services.workflow.plugin import service_of
+from services.workflow.reads.api_reads import ApiReads
+from services.workflow.reads.operations import StepRunView
 from services.workflow.ui.instances import MAX_ERROR_DETAIL, error_parts
 from services.workflow.ui.stuck import DEFAULT_HOURS, fmt_age, hours_error, parse_hours
 from tests.conftest import T0

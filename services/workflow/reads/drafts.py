@@ -1,4 +1,5 @@
-"""What the draft editor stores drafts in: a port, so the pages never import SQLAlchemy.
+"""The drafts read model: what the draft editor stores drafts in, a port so that the pages
+never import SQLAlchemy.
 
 ``services.workflow.persistence.drafts_repo.SqlDraftStore`` implements it; the composition
 root puts one in ``platform.extras[DRAFTS_KEY]``. A draft's ``document`` is a definition dict

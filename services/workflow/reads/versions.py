@@ -1,0 +1,32 @@
+"""The published versions read model: summaries, one version's document, and its port."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Protocol
+
+import msgspec
+
+
+class VersionSummary(msgspec.Struct, frozen=True, kw_only=True):
+    key: str
+    version: int
+    status: str
+    checksum: str
+    published_at: datetime | None
+
+
+class VersionDocument(msgspec.Struct, frozen=True, kw_only=True):
+    key: str
+    version: int
+    checksum: str
+    published_at: datetime | None
+    definition: dict[str, Any]
+
+
+class VersionReads(Protocol):
+    async def versions(self, key: str | None) -> list[VersionSummary]: ...
+
+    async def version(self, key: str, number: int | None) -> VersionDocument | None:
+        """One version (the latest published when ``number`` is ``None``)."""
+        ...
