@@ -87,7 +87,7 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     )
     platform.extras["workflow.operations"] = service.operations  # api.operation_runs.OPERATIONS_KEY
     drafts = SqlDraftStore(platform.database, platform.clock, platform.ids)
-    platform.extras["workflow.drafts"] = drafts  # ui.editor_ports.DRAFTS_KEY
+    platform.extras["workflow.drafts"] = drafts  # reads.drafts.DRAFTS_KEY
     platform.extras[BUSINESS_DAYS_KEY] = _BusinessDays(service)  # contracts.calendar
     assert service.uow_factory is not None  # build() always sets it
     notices = DeadlineNotices(service.uow_factory, service.legal)
@@ -154,10 +154,7 @@ def tramita_register_commands(registry: CommandRegistrar) -> None:
 
 @hookimpl
 def tramita_register_routes(registry: RouteRegistrar) -> None:
-    from services.workflow.api import ROUTES
-    from services.workflow.metrics import metrics_route
-    from services.workflow.persistence.ops_repo import ops_snapshot
+    from services.workflow.routes import ROUTES
 
     for route in ROUTES:
         registry.add(route)
-    registry.add(metrics_route(ops_snapshot))

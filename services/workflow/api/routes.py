@@ -1,5 +1,4 @@
-"""The API's routes: every ``/api/v1`` controller in one router, and the citizen's public
-pages (``API_ROUTES``; the package's ``ROUTES`` adds the server-rendered UI)."""
+"""The API's routes: every ``/api/v1`` controller in one router (``ROUTES``)."""
 
 from __future__ import annotations
 
@@ -20,7 +19,6 @@ from services.workflow.api.queues import QueueMemberController
 from services.workflow.api.task_actions import TaskInboxController
 from services.workflow.api.tasks import InstanceTaskController, TaskController
 from services.workflow.api.workflows import WorkflowController
-from services.workflow.public.routes import public_router
 
 
 def api_router() -> Router:
@@ -50,4 +48,4 @@ def api_router() -> Router:
     )
 
 
-API_ROUTES: list[Any] = [api_router(), public_router()]
+ROUTES: list[Any] = [api_router()]

@@ -1,5 +1,5 @@
 """The pages' routes: every controller of ``services.workflow.ui``, the portal and the static
-files, assembled in one router list (``ROUTES``; the package re-exports it on first access)."""
+files, assembled in one router list (``ROUTES``)."""
 
 from __future__ import annotations
 
