@@ -32,6 +32,7 @@ from services.workflow.delivery.dispatch import Dispatcher
 from services.workflow.delivery.inprocess import InProcessDelivery
 from services.workflow.documents import DocumentService, DocumentType
 from services.workflow.legal_config import LegalSettings, legal_settings
+from services.workflow.metrics import TELEMETRY_KEY, PrometheusTelemetry
 from services.workflow.persistence.deadlines_repo import SqlDeadlineRepo
 from services.workflow.persistence.documents_repo import SqlDocumentRepo
 from services.workflow.persistence.human_repo import SqlHumanRepo
@@ -180,7 +181,8 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         deadline_store,
         calendar_key=config.calendar,
     )
-    engine_applier = Applier(ids, calendar, legal)
+    telemetry = platform.extras[TELEMETRY_KEY] = PrometheusTelemetry()
+    engine_applier = Applier(ids, calendar, legal, telemetry=telemetry)
     engine = Engine(
         uow_factory=uow,
         clock=clock,
@@ -202,6 +204,7 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         worker_id=worker_id(),
         table_evaluator=lambda table, variables: dict(table(variables)),  # type: ignore[operator]
         lease_margin=config.lease_margin,
+        telemetry=telemetry,
     )
 
     def operation_store(unit: UnitOfWork) -> SqlOperationStore:

@@ -5,8 +5,8 @@ Two kinds of numbers, because they come from two kinds of truth:
 * **Events** counted by the process that saw them — a step finished, an instance closed:
   ``workflow_step_runs_total``, ``workflow_step_failures_total``,
   ``workflow_step_duration_seconds{node_type}``, ``workflow_completed_total``,
-  ``workflow_cycle_time_seconds``. The runtime calls :func:`step_finished` and
-  :func:`instance_finished`; nothing else here touches the runtime.
+  ``workflow_cycle_time_seconds``. The runtime reports them through its ``Telemetry`` port,
+  implemented here by :class:`PrometheusTelemetry`; nothing here imports the runtime.
 * **State** read from the database at scrape time — stuck instances, queue depth, outbox lag,
   dead letters. Only the database knows these across every process and machine, so they are
   computed by the process serving ``/metrics`` (any API replica: alert rules take ``max``).
@@ -16,7 +16,7 @@ local disk, for every Tramita process of a machine, emptied at boot) and prometh
 each process's counters in memory-mapped files there; the API's ``/metrics`` aggregates them.
 A machine that runs workers but no API serves its own aggregate with
 ``python -m services.workflow.metrics --port 9464``. Without the variable (``tramita run``, tests)
-the process's own registry is served. See ``docs/deployment.md``.
+the registry of the service's :class:`PrometheusTelemetry` is served. See ``docs/deployment.md``.
 
 Labels are bounded by construction: definition keys, node ids, node types, queue names and
 statuses all come from published definitions and registrations — never instance ids, protocol
@@ -53,7 +53,8 @@ if TYPE_CHECKING:  # Litestar only when the route is built: the engine's process
 
 class OpsSnapshot(Protocol):
     """The database gauges (``persistence.ops_repo.OpsSnapshot``), seen structurally so that
-    this module — which the runtime imports to count events — never imports SQLAlchemy."""
+    this module — which the engine's processes import to count events — never imports
+    SQLAlchemy."""
 
     @property
     def stuck(self) -> Mapping[int, int]: ...
@@ -77,57 +78,72 @@ CYCLE_BUCKETS = (1, 10, 60, 300, 900, 3600, 4 * 3600, 12 * 3600, 86400, 2 * 8640
                  10 * 86400, 30 * 86400, 90 * 86400)  # fmt: skip
 STEP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
 
-REGISTRY = CollectorRegistry(auto_describe=True)
-"""This process's event metrics (in multiprocess mode their values live in the shared dir)."""
-
-CYCLE_TIME = Histogram(
-    "workflow_cycle_time_seconds",
-    "Start-to-close time of finished instances.",
-    ["workflow_type"],
-    buckets=CYCLE_BUCKETS,
-    registry=REGISTRY,
-)
-COMPLETED = Counter(
-    "workflow_completed",
-    "Instances that reached a terminal status.",
-    ["workflow_type", "status"],
-    registry=REGISTRY,
-)
-STEP_RUNS = Counter(
-    "workflow_step_runs",
-    "Finished step attempts (successes and failures).",
-    ["workflow_type", "step", "node_type"],
-    registry=REGISTRY,
-)
-STEP_FAILURES = Counter(
-    "workflow_step_failures",
-    "Step attempts that failed (retried, rejected or dead-lettered).",
-    ["workflow_type", "step"],
-    registry=REGISTRY,
-)
-STEP_DURATION = Histogram(
-    "workflow_step_duration_seconds",
-    "Duration of step attempts by node type.",
-    ["node_type"],
-    buckets=STEP_BUCKETS,
-    registry=REGISTRY,
-)
+TELEMETRY_KEY = "workflow.telemetry"
+"""``platform.extras`` key of the service's :class:`PrometheusTelemetry` (its registry is what
+``/metrics`` serves outside multiprocess mode)."""
 
 
-def step_finished(
-    *, workflow_type: str, step: str, node_type: str, duration_s: float, ok: bool
-) -> None:
-    """One step attempt ended (called by the executor once per attempt, success or not)."""
-    STEP_RUNS.labels(workflow_type, step, node_type).inc()
-    STEP_DURATION.labels(node_type).observe(max(0.0, duration_s))
-    if not ok:
-        STEP_FAILURES.labels(workflow_type, step).inc()
+class PrometheusTelemetry:
+    """``runtime.ports.telemetry.Telemetry`` on prometheus-client: the event metrics of this
+    process, on a registry of its own built with the object (the composition root builds one
+    at start-up; in multiprocess mode the values live in the shared directory)."""
 
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.cycle_time = Histogram(
+            "workflow_cycle_time_seconds",
+            "Start-to-close time of finished instances.",
+            ["workflow_type"],
+            buckets=CYCLE_BUCKETS,
+            registry=self.registry,
+        )
+        self.completed = Counter(
+            "workflow_completed",
+            "Instances that reached a terminal status.",
+            ["workflow_type", "status"],
+            registry=self.registry,
+        )
+        self.step_runs = Counter(
+            "workflow_step_runs",
+            "Finished step attempts (successes and failures).",
+            ["workflow_type", "step", "node_type"],
+            registry=self.registry,
+        )
+        self.step_failures = Counter(
+            "workflow_step_failures",
+            "Step attempts that failed (retried, rejected or dead-lettered).",
+            ["workflow_type", "step"],
+            registry=self.registry,
+        )
+        self.step_duration = Histogram(
+            "workflow_step_duration_seconds",
+            "Duration of step attempts by node type.",
+            ["node_type"],
+            buckets=STEP_BUCKETS,
+            registry=self.registry,
+        )
 
-def instance_finished(*, workflow_type: str, status: str, cycle_time_s: float) -> None:
-    """An instance reached a terminal status (called once, after the commit that closed it)."""
-    COMPLETED.labels(workflow_type, status).inc()
-    CYCLE_TIME.labels(workflow_type).observe(max(0.0, cycle_time_s))
+    def collectors(self) -> tuple[Counter | Histogram, ...]:
+        """Every event metric, for the checks that the alert rules name exported metrics."""
+        return (
+            self.cycle_time,
+            self.completed,
+            self.step_runs,
+            self.step_failures,
+            self.step_duration,
+        )
+
+    def step_finished(
+        self, *, workflow_type: str, step: str, node_type: str, duration_s: float, ok: bool
+    ) -> None:
+        self.step_runs.labels(workflow_type, step, node_type).inc()
+        self.step_duration.labels(node_type).observe(max(0.0, duration_s))
+        if not ok:
+            self.step_failures.labels(workflow_type, step).inc()
+
+    def instance_finished(self, *, workflow_type: str, status: str, cycle_time_s: float) -> None:
+        self.completed.labels(workflow_type, status).inc()
+        self.cycle_time.labels(workflow_type).observe(max(0.0, cycle_time_s))
 
 
 class _Snapshot(Collector):
@@ -172,20 +188,21 @@ class _Snapshot(Collector):
         )
 
 
-def event_registry() -> CollectorRegistry:
-    """The registry to expose: every local process's files in multiprocess mode, else ours."""
+def event_registry(local: CollectorRegistry | None = None) -> CollectorRegistry:
+    """The registry to expose: every local process's files in multiprocess mode, else ``local``
+    (the service's telemetry; an empty one when this process runs no engine)."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         return registry
-    return REGISTRY
+    return local if local is not None else PrometheusTelemetry().registry
 
 
-def render(snapshot: OpsSnapshot | None) -> bytes:
+def render(snapshot: OpsSnapshot | None, local: CollectorRegistry | None = None) -> bytes:
     """The text exposition: event metrics, then the database gauges."""
     gauges = CollectorRegistry()
     gauges.register(_Snapshot(snapshot))
-    return generate_latest(event_registry()) + generate_latest(gauges)
+    return generate_latest(event_registry(local)) + generate_latest(gauges)
 
 
 async def read_snapshot(database: Any, now: datetime, reader: SnapshotReader) -> OpsSnapshot | None:
@@ -213,7 +230,9 @@ def metrics_route(reader: SnapshotReader) -> HTTPRouteHandler:
         """Prometheus text format. Expose it on the internal network only (it has no auth)."""
         platform = state.platform
         snapshot = await read_snapshot(platform.database, platform.clock.now(), reader)
-        return Response(render(snapshot), media_type=CONTENT_TYPE_LATEST)
+        telemetry = platform.extras.get(TELEMETRY_KEY)
+        local = telemetry.registry if isinstance(telemetry, PrometheusTelemetry) else None
+        return Response(render(snapshot, local), media_type=CONTENT_TYPE_LATEST)
 
     return metrics_endpoint
 

@@ -38,8 +38,7 @@ def rules() -> list[dict[str, object]]:
 
 def exported_names() -> set[str]:
     names = set(GAUGES)
-    for collector in (metrics.CYCLE_TIME, metrics.COMPLETED, metrics.STEP_RUNS,
-                      metrics.STEP_FAILURES, metrics.STEP_DURATION):  # fmt: skip
+    for collector in metrics.PrometheusTelemetry().collectors():
         for family in collector.collect():
             suffixes = ("_total",) if family.type == "counter" else ("_bucket", "_sum", "_count")
             names |= {family.name + suffix for suffix in suffixes}

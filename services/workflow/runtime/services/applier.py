@@ -16,7 +16,6 @@ import msgspec
 
 from contracts.kernel import Actor, AuditEntry, IdGen
 from contracts.workflow.types import SubjectRef, TransitionEvent
-from services.workflow import metrics
 from services.workflow.calendar import Calendar
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.model import HUMAN_TYPES
@@ -44,6 +43,7 @@ from services.workflow.runtime.ports import (
     TimerRecord,
     UnitOfWork,
 )
+from services.workflow.runtime.ports.telemetry import Telemetry
 from services.workflow.runtime.services.legal_time import LegalTime
 
 HISTORY_STRIDE = 1000
@@ -99,8 +99,16 @@ class Applier:
     """Turns a task's ``form`` reference into the exact ``key@version`` published when the task
     opens, so a later version never changes what it is answered with (set at composition)."""
 
-    def __init__(self, ids: IdGen, calendar: Calendar, legal: LegalTime | None = None) -> None:
+    def __init__(
+        self,
+        ids: IdGen,
+        calendar: Calendar,
+        legal: LegalTime | None = None,
+        *,
+        telemetry: Telemetry,
+    ) -> None:
         self._ids = ids
+        self._telemetry = telemetry
         self._calendar = calendar
         self._legal = legal or LegalTime(calendar, {})
 
@@ -265,7 +273,7 @@ class Applier:
         if updated.ended_at is not None and record.ended_at is None:
             # Counted when the finishing transaction is written; a rollback after this point
             # would over-count by one (an after-commit hook would be exact).
-            metrics.instance_finished(
+            self._telemetry.instance_finished(
                 workflow_type=record.definition_key,
                 status=updated.status,
                 cycle_time_s=(now - record.started_at).total_seconds(),

@@ -32,7 +32,6 @@ from contracts.errors import (
 from contracts.kernel import Actor, Clock
 from contracts.workflow.handlers import DataProvider, WorkflowHandler
 from contracts.workflow.types import StepInput, StepResult
-from services.workflow import metrics
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.model import (
     DecisionTableNode,
@@ -54,6 +53,7 @@ from services.workflow.runtime.ports import (
     StepRunRecord,
     UnitOfWork,
 )
+from services.workflow.runtime.ports.telemetry import Telemetry
 from services.workflow.runtime.services.applier import EagerClaim, state_from_json
 from services.workflow.runtime.services.engine import Engine
 
@@ -115,8 +115,10 @@ class Executor:
         worker_id: str,
         table_evaluator: TableEvaluator | None = None,
         lease_margin: timedelta = LEASE_MARGIN,
+        telemetry: Telemetry,
     ) -> None:
         self._engine = engine
+        self._telemetry = telemetry
         self._uow = uow_factory
         self._clock = clock
         self._handlers = handlers
@@ -189,7 +191,7 @@ class Executor:
                 ok=ok,
                 duration_s=duration,
             )
-            metrics.step_finished(
+            self._telemetry.step_finished(
                 workflow_type=model.key,
                 step=step.node_id,
                 node_type=node_type(node),
