@@ -1,7 +1,7 @@
 """The draft editor: build a definition as an ordered list of nodes, one form per edit.
 
 No canvas and no script: every edit is one POST applying one pure operation
-(:mod:`.draft_ops`, :mod:`.draft_links`, :mod:`.draft_props`) to the stored draft, saved only
+(``services.workflow.definition.drafts``) to the stored draft, saved only
 if the draft is still at the ``row_version`` the page was loaded at, then a redirect back to
 the edited node's anchor. A refused edit comes back with the typed values and an error per
 field; a concurrent edit comes back the same way with the draft as it now is, so nothing is
@@ -30,10 +30,7 @@ from contracts.errors import (
     NotFound,
 )
 from core.boundary import whole_number
-from services.workflow.reads.drafts import Draft
-from services.workflow.ui.definition_views import node_errors
-from services.workflow.ui.deps import engine_of, reads_of
-from services.workflow.ui.draft_ops import (
+from services.workflow.definition.drafts.ops import (
     IDENTIFIER,
     NODE_TYPES,
     Applied,
@@ -43,7 +40,10 @@ from services.workflow.ui.draft_ops import (
     add_node,
     node_ids,
 )
-from services.workflow.ui.draft_props import RESULTS, set_header
+from services.workflow.definition.drafts.props import RESULTS, set_header
+from services.workflow.reads.drafts import Draft
+from services.workflow.ui.definition_views import node_errors
+from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.editor_forms import (
     ACTIONS,
     Failed,

@@ -2,7 +2,8 @@
 and the per-node view the draft page renders.
 
 Every node action is one POST of one form; its fields are read as text and handed to one pure
-operation of :mod:`.draft_ops` / :mod:`.draft_props`. CEL text (conditions, rules, ``until``)
+operation of ``definition.drafts`` (:mod:`~services.workflow.definition.drafts.ops`,
+:mod:`~services.workflow.definition.drafts.props`). CEL text (conditions, rules, ``until``)
 is checked for syntax here with the rules package, so a malformed condition is refused on its
 own field; whether its variables exist is the real validation's question.
 """
@@ -17,10 +18,8 @@ from urllib.parse import quote
 
 from contracts.errors import FieldError, RuleError
 from core.i18n import N_, gettext
-from services.workflow.rules import compile_expression
-from services.workflow.ui.definition_views import NodeView, swimlanes
-from services.workflow.ui.draft_links import connect, disconnect
-from services.workflow.ui.draft_ops import (
+from services.workflow.definition.drafts.links import connect, disconnect
+from services.workflow.definition.drafts.ops import (
     HUMAN,
     Applied,
     Document,
@@ -35,7 +34,7 @@ from services.workflow.ui.draft_ops import (
     rename_node,
     timers_of,
 )
-from services.workflow.ui.draft_props import (
+from services.workflow.definition.drafts.props import (
     add_rule,
     add_timer,
     current_properties,
@@ -45,6 +44,8 @@ from services.workflow.ui.draft_props import (
     set_condition,
     set_properties,
 )
+from services.workflow.rules import compile_expression
+from services.workflow.ui.definition_views import NodeView, swimlanes
 
 SYNTAX_CODES: Final = frozenset({"syntax", "too_long", "too_deep"})
 HIDDEN: Final = frozenset({"link", "timer", "rule", "direction", "index"})

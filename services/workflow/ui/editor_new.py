@@ -13,10 +13,10 @@ from litestar.connection import ASGIConnection
 from contracts.errors import NotFound, ServiceUnavailable
 from core.boundary import whole_number
 from core.i18n import gettext
+from services.workflow.definition.drafts.ops import OpError
+from services.workflow.definition.drafts.props import new_document
 from services.workflow.reads.drafts import DRAFTS_KEY, DraftStore
 from services.workflow.ui.deps import reads_of
-from services.workflow.ui.draft_ops import OpError
-from services.workflow.ui.draft_props import new_document
 from services.workflow.ui.editor_forms import Failed, read_values
 from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor
 

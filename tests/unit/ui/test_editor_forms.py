@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from services.workflow.ui.draft_ops import remove_node
+from services.workflow.definition.drafts.ops import remove_node
 from services.workflow.ui.editor_forms import (
     Failed,
     back_to,

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from modules.diario.workflows import PUBLICACAO
-from services.workflow.ui.draft_links import connect, disconnect
-from services.workflow.ui.draft_ops import (
+from services.workflow.definition.drafts.links import connect, disconnect
+from services.workflow.definition.drafts.ops import (
     OpError,
     UnknownNode,
     add_node,
@@ -21,7 +21,7 @@ from services.workflow.ui.draft_ops import (
     remove_node,
     rename_node,
 )
-from services.workflow.ui.draft_props import (
+from services.workflow.definition.drafts.props import (
     add_rule,
     add_timer,
     current_properties,

@@ -5,8 +5,8 @@ The editor works on the definition *dict*, like the definitions pages, because a
 allowed to be invalid while someone is building it: an operation refuses only what is wrong
 on its own (a malformed or duplicate id, a target that does not exist, a transition a node type
 cannot have), with a message per form field; whole-graph rules are the real validation's job
-(``Validate`` on the page, and publishing). Transitions live in :mod:`.draft_links`;
-node-level properties, timers and rules in :mod:`.draft_props`.
+(``Validate`` on the page, and publishing). Transitions live in :mod:`.links`;
+node-level properties, timers and rules in :mod:`.props`.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.i18n import gettext
-from services.workflow.ui.draft_ops import (
+from services.workflow.definition.drafts.ops import (
     MAX_EXPR,
     MAX_NAME,
     Applied,

@@ -1,6 +1,6 @@
 """What a node *is*, as pure edits of a draft: its properties (queue, form, handler, timing,
 result...), the conditions of an exclusive gateway, boundary timers and validation rules, and
-the definition's own header. Like :mod:`.draft_ops`, each returns a new document and refuses
+the definition's own header. Like :mod:`.ops`, each returns a new document and refuses
 only what is wrong on its own; CEL text is checked by the caller (the rules package).
 """
 
@@ -13,8 +13,7 @@ from typing import Any, Final
 
 from core.boundary import whole_number
 from core.i18n import gettext
-from services.workflow.definition.durations import DurationError, parse_duration
-from services.workflow.ui.draft_ops import (
+from services.workflow.definition.drafts.ops import (
     HUMAN,
     MAX_EXPR,
     MAX_NAME,
@@ -31,6 +30,7 @@ from services.workflow.ui.draft_ops import (
     target_error,
     timers_of,
 )
+from services.workflow.definition.durations import DurationError, parse_duration
 
 WORK: Final = ("validation", "service_task", "integration", "notification", "decision_table")
 RESULTS: Final = ("completed", "rejected", "expired", "failed")
