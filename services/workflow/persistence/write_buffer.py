@@ -211,7 +211,7 @@ class WriteBuffer:
         import psycopg
         from psycopg.rows import namedtuple_row
 
-        driver = await self._driver()
+        driver = await self.driver()
         if driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             return None
         cursor = psycopg.AsyncClientCursor(driver, row_factory=namedtuple_row)
@@ -225,7 +225,8 @@ class WriteBuffer:
         cursor.nextset()
         return await cursor.fetchall()
 
-    async def _driver(self) -> psycopg.AsyncConnection[Any]:
+    async def driver(self) -> psycopg.AsyncConnection[Any]:
+        """The psycopg connection under the transaction (PostgreSQL)."""
         driver = (await self.raw.get_raw_connection()).driver_connection
         assert driver is not None
         return cast("psycopg.AsyncConnection[Any]", driver)
@@ -238,7 +239,7 @@ class WriteBuffer:
         if self.hold and not self.held:
             import psycopg
 
-            driver = await self._driver()
+            driver = await self.driver()
             if driver.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
                 await driver.set_autocommit(True)
                 try:
@@ -278,7 +279,7 @@ class WriteBuffer:
             for item in held:  # one statement: a batch would save nothing
                 await self._send(conn, item)
             return
-        driver = await self._driver()
+        driver = await self.driver()
         history_of = next(
             (h.history_of for h in held if h.statement is q.INSERT_HISTORY and h.history_of), None
         )

@@ -257,8 +257,8 @@ async def test_a_read_cancelled_mid_query_never_leaves_an_autocommit_connection_
 
     async def slow_first_read() -> None:
         async with _uow(engine) as uow:
-            # ``_read`` is what get_instance and the claim's read use; pg_sleep makes it slow.
-            await uow._read(sa.select(sa.func.pg_sleep(5)), {})
+            # ``read`` is what get_instance and the claim's read use; pg_sleep makes it slow.
+            await uow._db.read(sa.select(sa.func.pg_sleep(5)), {})
 
     task = asyncio.create_task(slow_first_read())
     await asyncio.sleep(0.5)
@@ -281,7 +281,7 @@ async def test_a_connection_left_in_autocommit_is_switched_back_when_the_unit_of
     engine: AsyncEngine,
 ) -> None:
     async with _uow(engine) as uow:
-        driver = await uow._driver()
+        driver = await uow._db.driver()
         await driver.set_autocommit(True)  # as a switch-back that failed would leave it
     async with engine.connect() as conn:
         assert (await _driver(conn)).autocommit is False
