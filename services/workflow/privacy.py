@@ -37,7 +37,6 @@ from contracts.kernel import Actor, AuditEntry
 from contracts.platform import PlatformContext
 from services.workflow.definition.model import Definition, parse_definition
 from services.workflow.forms import REDACTED, FormSchema, parse_form_ref
-from services.workflow.persistence import ops_repo
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 
 PURGED = "[purged]"
@@ -154,7 +153,7 @@ class Privacy:
 
     async def _versions(self) -> list[tuple[str, Definition, frozenset[str]]]:
         async with self._uow() as uow:
-            versions = await uow.list_versions()
+            versions = await uow.versions.all()
         found = []
         for version in versions:
             defn = parse_definition(version.schema)
@@ -179,7 +178,7 @@ class Privacy:
             cutoff = now - timedelta(days=defn.retention.personal_days)
             while True:
                 async with self._uow() as uow:
-                    due = await ops_repo.closed_unpurged(uow.conn, version_id, cutoff, batch)
+                    due = await uow.privacy.closed_unpurged(version_id, cutoff, batch)
                 if dry_run:
                     purged += [d.protocol for d in due]
                     break
@@ -195,24 +194,23 @@ class Privacy:
     async def _purge_one(self, instance_id: str, keys: frozenset[str], now: datetime) -> int:
         """One instance, one transaction: values replaced, bookkeeping row and audit entry."""
         async with self._uow() as uow:
-            row = await ops_repo.lock_instance_row(uow.conn, instance_id)
-            if row is None or await ops_repo.purged_at(uow.conn, instance_id) is not None:
+            row = await uow.privacy.lock_instance(instance_id)
+            if row is None or await uow.privacy.purged_at(instance_id) is not None:
                 return 0
             count = sum(1 for k, v in row["context"].items() if k in keys and v is not None)
-            await ops_repo.rewrite_instance(
-                uow.conn,
+            await uow.privacy.rewrite_instance(
                 instance_id,
                 context=redact(row["context"], keys, PURGED),
                 state=redact(row["state"], keys, PURGED),
             )
-            for name, rows in (await ops_repo.instance_rows(uow.conn, instance_id)).items():
+            for name, rows in (await uow.privacy.instance_rows(instance_id)).items():
                 for found in rows:
                     values = {c: v for c, v in found.items() if c != "id"}
                     cleaned = redact(values, keys, PURGED)
                     if cleaned != values:
-                        await ops_repo.rewrite_rows(uow.conn, name, found["id"], cleaned)
-            await ops_repo.mark_purged(uow.conn, instance_id, now, count)
-            await uow.audit(
+                        await uow.privacy.rewrite_rows(name, found["id"], cleaned)
+            await uow.privacy.mark_purged(instance_id, now, count)
+            await uow.audit.append(
                 AuditEntry(
                     action="workflow.instance.personal_data_purged",
                     object_type="workflow_instance",
@@ -234,7 +232,7 @@ class Privacy:
         keyed = {vid for vid, keys in by_version.items() if keys}
         records: list[SubjectRecord] = []
         async with self._uow() as uow:
-            rows = await ops_repo.instances_of_versions(uow.conn, keyed, author_id=subject)
+            rows = await uow.privacy.instances_of_versions(keyed, author_id=subject)
             for row in rows:
                 keys = by_version.get(row["version_id"], frozenset())
                 context: dict[str, Any] = row["context"]
@@ -252,10 +250,10 @@ class Privacy:
                         status=row["status"],
                         started_at=row["started_at"],
                         ended_at=row["ended_at"],
-                        personal_data_purged_at=await ops_repo.purged_at(uow.conn, row["id"]),
+                        personal_data_purged_at=await uow.privacy.purged_at(row["id"]),
                         matched=sorted(matched),
                         data=data,
-                        timeline=await ops_repo.history_of(uow.conn, row["id"]),
+                        timeline=await uow.privacy.history_of(row["id"]),
                     )
                 )
         return SubjectExport(

@@ -68,7 +68,7 @@ class UowMigrationQueries:
     async def open_dead_letters(
         self, uow: UnitOfWork, instance_id: str, token_id: str
     ) -> list[str]:
-        letters = await uow.list_dead_letters("open")
+        letters = await uow.dead_letters.all("open")
         return [
             str(d["id"])
             for d in letters

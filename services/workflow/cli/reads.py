@@ -44,11 +44,11 @@ async def resolve(uow: UnitOfWork, ref: str) -> InstanceRecord:
     (a protocol number may identify a citizen's request, so it is kept out of the message)."""
     ref = ref.strip()
     if _is_uuid(ref):
-        record = await uow.get_instance(ref)
+        record = await uow.instances.get(ref)
     else:
-        record = await uow.find_instance_by_protocol(ref)
+        record = await uow.instances.find_by_protocol(ref)
         if record is None and ref != ref.upper():
-            record = await uow.find_instance_by_protocol(ref.upper())
+            record = await uow.instances.find_by_protocol(ref.upper())
     if record is None:
         raise NotFound(N_("unknown instance"))
     return record

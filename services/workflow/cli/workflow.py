@@ -112,7 +112,7 @@ def list_cmd(as_json: bool) -> None:
         async with service.engine._uow() as uow:
             return [
                 {"key": v.key, "version": v.version, "status": v.status, "checksum": v.checksum}
-                for v in await uow.list_versions()
+                for v in await uow.versions.all()
             ]
 
     rows = with_service(_list)
@@ -145,9 +145,9 @@ def export_cmd(key: str, number: int | None, fmt: str) -> None:
     async def _get(service: WorkflowService) -> dict[str, Any]:
         async with service.engine._uow() as uow:
             found = (
-                await uow.latest_version(key)
+                await uow.versions.latest(key)
                 if number is None
-                else await uow.version_number(key, number)
+                else await uow.versions.number(key, number)
             )
         if found is None:
             raise NotFound(N_("no published version of this workflow"), definition_key=key)
@@ -222,8 +222,8 @@ def show_cmd(ref: str, as_json: bool) -> None:
         record = await resolve(uow, ref)
         return {
             "instance": instance_view(record, with_context=True),
-            "tasks": [task_view(t, record.protocol) for t in await uow.tasks(record.id)],
-            "history": [history_entry(h) for h in await uow.history(record.id)],
+            "tasks": [task_view(t, record.protocol) for t in await uow.tasks.of(record.id)],
+            "history": [history_entry(h) for h in await uow.history.of(record.id)],
         }
 
     data = with_reads(_show)
@@ -269,7 +269,7 @@ def dlq_list(as_json: bool) -> None:
                     k: letter[k]
                     for k in ("id", "instance_id", "node_id", "reason", "attempts", "created_at")
                 }
-                for letter in await uow.list_dead_letters()
+                for letter in await uow.dead_letters.all()
             ]
 
     rows = with_service(_list)

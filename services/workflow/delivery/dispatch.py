@@ -68,7 +68,7 @@ class Dispatcher:
                 error_type=type(exc).__name__,
             )
             async with self._uow() as uow:
-                await uow.enqueue(
+                await uow.outbox.enqueue(
                     message.topic,
                     message.key,
                     dict(message.payload),

@@ -44,7 +44,7 @@ class Relay:
     async def pump(self) -> int:
         """Publish one batch of due rows; returns how many were published."""
         async with self._uow() as uow:
-            due = await uow.due_outbox(self._clock.now(), self.batch)
+            due = await uow.outbox.due(self._clock.now(), self.batch)
             many = getattr(self._broker, "publish_many", None)
             if many is not None:
                 await many(due)
@@ -55,7 +55,7 @@ class Relay:
                 self._batches += 1
                 if self._after_publish is not None:
                     self._after_publish(self._batches)  # fault injection point (tests only)
-            await uow.mark_sent([m.id for m in due], self._clock.now())
+            await uow.outbox.mark_sent([m.id for m in due], self._clock.now())
             await uow.commit()
         return len(due)
 
@@ -84,10 +84,10 @@ class Sweeper:
     async def sweep(self) -> int:
         now = self._clock.now()
         async with self._uow() as uow:
-            expired = await uow.expired_leases(now, self._batch)
-            stranded = await uow.stranded_steps(now - self._stranded_after, self._batch)
+            expired = await uow.steps.expired_leases(now, self._batch)
+            stranded = await uow.steps.stranded(now - self._stranded_after, self._batch)
             for step in stranded:
-                await uow.enqueue(
+                await uow.outbox.enqueue(
                     step_topic(step.queue), step.id, {"step_run_id": step.id}, available_at=now
                 )
             await uow.commit()

@@ -59,7 +59,7 @@ def _expect(condition: Any, what: str) -> Any:
 
 
 # PostgreSQL forms that fail instead of matching no row, so they can travel in one query with
-# the COMMIT (see unit_of_work). The id guard keeps the check off every other row a plan might
+# the COMMIT (see write_buffer). The id guard keeps the check off every other row a plan might
 # look at.
 UPDATE_INSTANCE_CHECKED = t.instances.update().where(
     _i.id == sa.bindparam("b_id"),

@@ -23,7 +23,7 @@ async def _sign_in(api: Api, user: str = "admin") -> None:
 
 async def _due(api: Api, task_id: str, delta: timedelta) -> None:
     async with api.service.engine._uow() as uow:
-        await uow.update_task(task_id, due_at=T0 + delta)
+        await uow.tasks.update(task_id, due_at=T0 + delta)
         await uow.commit()
 
 

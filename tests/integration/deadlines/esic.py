@@ -70,14 +70,14 @@ async def open_request(wf: WorkflowService, clock: FixedClock, when: datetime) -
 
 async def bound_timer(wf: WorkflowService, instance_id: str) -> TimerRecord:
     async with wf.engine._uow() as uow:
-        timers = await uow.timers(instance_id)
+        timers = await uow.timers.of(instance_id)
     (timer,) = [t for t in timers if t.timer_id == DEADLINE]
     return timer
 
 
 async def instance_due(wf: WorkflowService, instance_id: str) -> datetime | None:
     async with wf.engine._uow() as uow:
-        record = await uow.get_instance(instance_id)
+        record = await uow.instances.get(instance_id)
     assert record is not None
     return record.due_at
 

@@ -39,7 +39,7 @@ async def _due(wf: WorkflowService, clock: FixedClock) -> object:
     view = await wf.engine.start(StartRequest(definition_key="sla.request", actor=OFFICER))
     (task,) = await wf.engine.tasks(view.id)
     async with wf.engine._uow() as uow:
-        (timer,) = await uow.timers(view.id)
+        (timer,) = await uow.timers.of(view.id)
     assert task.due_at == timer.due_at
     return timer.due_at
 

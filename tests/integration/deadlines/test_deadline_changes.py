@@ -191,6 +191,6 @@ async def test_a_resumption_after_the_answer_cancels_the_parked_timer(
     clock.set(at(2027, 3, 15))
     await wf.deadlines.resume(instance_id, DEADLINE, OFFICER)
     async with wf.engine._uow() as uow:
-        (timer,) = [t for t in await uow.timers(instance_id) if t.timer_id == DEADLINE]
+        (timer,) = [t for t in await uow.timers.of(instance_id) if t.timer_id == DEADLINE]
     assert timer.status == "cancelled"
     assert (await wf.engine.status(instance_id)).current_nodes == ("publish",)

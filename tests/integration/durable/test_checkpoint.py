@@ -101,7 +101,7 @@ async def test_a_retried_attempt_resumes_from_the_last_checkpoint(
     assert batch.loader.started_from == [1, 5]
     assert batch.loader.processed == list(range(1, 11))
     async with service.engine._uow() as uow:
-        runs = await uow.step_runs(view.id)
+        runs = await uow.steps.of(view.id)
     assert [(r.attempt, r.status, r.checkpoint) for r in runs] == [
         (1, "failed", {"last": 4}),
         (2, "succeeded", {"last": 10}),
@@ -116,14 +116,14 @@ async def test_a_step_whose_worker_died_is_swept_and_finished_by_another(
         StartRequest(definition_key="batch.import", context={"size": 3}, actor=Actor(id="u"))
     )
     async with service.engine._uow() as uow:
-        (step,) = [r for r in await uow.step_runs(view.id) if r.node_id == "load"]
-        taken = await uow.claim_step_run(
+        (step,) = [r for r in await uow.steps.of(view.id) if r.node_id == "load"]
+        taken = await uow.steps.claim(
             step.id,
             owner="killed-worker",
             now=clock.now(),
             lease_until=clock.now() + timedelta(seconds=60),
         )
-        await uow.update_step_run(step.id, checkpoint={"last": 2})
+        await uow.steps.update(step.id, checkpoint={"last": 2})
         await uow.commit()
     assert taken is not None
     await service.delivery.drain()  # the message arrives, but the step is leased: skipped
@@ -136,7 +136,7 @@ async def test_a_step_whose_worker_died_is_swept_and_finished_by_another(
     assert done.status == "completed"
     assert batch.loader.started_from == [3]  # resumed from the dead worker's checkpoint
     async with service.engine._uow() as uow:
-        runs = await uow.step_runs(view.id)
+        runs = await uow.steps.of(view.id)
     assert [(r.attempt, r.status, (r.error or {}).get("code")) for r in runs] == [
         (1, "failed", "lease_expired"),
         (2, "succeeded", None),
@@ -154,15 +154,15 @@ async def test_a_step_read_by_two_workers_is_taken_by_one(
         StartRequest(definition_key="batch.import", context={"size": 1}, actor=Actor(id="u"))
     )
     async with service.engine._uow() as uow:
-        (step,) = [r for r in await uow.step_runs(view.id) if r.node_id == "load"]
+        (step,) = [r for r in await uow.steps.of(view.id) if r.node_id == "load"]
     lease = clock.now() + timedelta(seconds=60)
     async with service.engine._uow() as uow:
-        first = await uow.take_step_run(step, owner="w1", now=clock.now(), lease_until=lease)
+        first = await uow.steps.take(step, owner="w1", now=clock.now(), lease_until=lease)
         await uow.commit()
     assert first is not None and first.lease_owner == "w1" and first.status == "running"
     lost = False
     async with service.engine._uow() as uow:
-        second = await uow.take_step_run(step, owner="w2", now=clock.now(), lease_until=lease)
+        second = await uow.steps.take(step, owner="w2", now=clock.now(), lease_until=lease)
         try:
             await uow.commit()
         except ClaimLost:
@@ -170,7 +170,7 @@ async def test_a_step_read_by_two_workers_is_taken_by_one(
     assert lost or second is None
     assert lost == uow.is_postgres
     async with service.engine._uow() as uow:
-        (stored,) = [r for r in await uow.step_runs(view.id) if r.node_id == "load"]
+        (stored,) = [r for r in await uow.steps.of(view.id) if r.node_id == "load"]
     assert (stored.status, stored.lease_owner) == ("running", "w1")
     assert stored.started_at == first.started_at and stored.lease_expires_at == lease
     # The delivery the second worker got is skipped: the handler does not run.

@@ -118,7 +118,7 @@ async def _start(service: WorkflowService) -> str:
 async def _sent_steps(service: WorkflowService, instance_id: str) -> set[str]:
     """Nodes whose step run went through the outbox."""
     async with service.engine._uow() as uow:
-        runs = {r.id: r.node_id for r in await uow.step_runs(instance_id)}
+        runs = {r.id: r.node_id for r in await uow.steps.of(instance_id)}
         keys = (await uow.conn.execute(sa.select(t.outbox.c.key))).scalars().all()
     return {runs[k] for k in keys if k in runs}
 
@@ -136,7 +136,7 @@ async def test_the_next_step_on_a_served_queue_runs_without_the_broker(
     assert await _sent_steps(service, iid) == {"one", "three"}
     assert chain.adder.calls == [("one", 1), ("two", 1), ("three", 1)]
     async with service.engine._uow() as uow:
-        runs = {r.node_id: r for r in await uow.step_runs(iid)}
+        runs = {r.node_id: r for r in await uow.steps.of(iid)}
     assert runs["two"].status == "succeeded" and runs["two"].input == {"n": 1}
     assert runs["two"].started_at is not None and runs["two"].started_at >= runs["two"].created_at
     stored, replayed = await service.engine.replayed_state(iid)
@@ -166,7 +166,7 @@ async def test_a_dead_worker_holding_a_handed_over_step_is_recovered(
     with pytest.raises(asyncio.CancelledError):
         await service.delivery.drain()
     async with service.engine._uow() as uow:
-        two = next(r for r in await uow.step_runs(iid) if r.node_id == "two")
+        two = next(r for r in await uow.steps.of(iid) if r.node_id == "two")
     assert two.status == "running" and two.lease_owner == service.executor.worker_id
     await service.delivery.drain()  # nothing to deliver: the step is leased, not queued
     assert (await service.engine.status(iid)).status == "running"
@@ -177,7 +177,7 @@ async def test_a_dead_worker_holding_a_handed_over_step_is_recovered(
     await service.delivery.drain()
     assert (await service.engine.status(iid)).status == "completed"
     async with service.engine._uow() as uow:
-        runs = [r for r in await uow.step_runs(iid) if r.node_id == "two"]
+        runs = [r for r in await uow.steps.of(iid) if r.node_id == "two"]
     assert [(r.attempt, r.status, (r.error or {}).get("code")) for r in runs] == [
         (1, "failed", "lease_expired"),
         (2, "succeeded", None),

@@ -101,7 +101,7 @@ async def open_work(service: WorkflowService) -> tuple[list[Any], list[Any], lis
                 sa.select(t.tasks.c.id, t.tasks.c.queue).where(t.tasks.c.status == "ready")
             )
         ).all()
-        letters = await uow.list_dead_letters()
+        letters = await uow.dead_letters.all()
     approvals = [r.id for r in rows if r.queue == "durable.approvers"]
     pendings = [r.id for r in rows if r.queue == "durable.operators"]
     return approvals, pendings, letters
@@ -288,12 +288,12 @@ async def _simulate_crashes(service: WorkflowService) -> None:
     published a batch and died before marking it: both must be absorbed."""
     broker = service.delivery.broker
     async with service.engine._uow() as uow:
-        due = await uow.due_outbox(service.platform.clock.now(), 10)
+        due = await uow.outbox.due(service.platform.clock.now(), 10)
     for message in due:  # published, never marked: the relay's next pass sends them again
         await broker.publish(message)
     first_step = next(m for m in due if m.topic.startswith("step."))
     async with service.engine._uow() as uow:
-        claimed = await uow.claim_step_run(
+        claimed = await uow.steps.claim(
             str(first_step.payload["step_run_id"]),
             owner="dead-worker",
             now=service.platform.clock.now(),

@@ -17,7 +17,7 @@ from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import InstanceView, StartRequest, StepInput, StepResult
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.runtime.ports import StepRunRecord
+from services.workflow.runtime.ports import LeaseLost, StepRunRecord
 from tests.fakes.boot import booted
 
 SPLIT = {
@@ -95,7 +95,7 @@ async def _start(service: WorkflowService, n: int) -> tuple[InstanceView, dict[s
         StartRequest(definition_key="snapshot.split", context={"n": n}, actor=Actor(id="u"))
     )
     async with service.engine._uow() as uow:
-        return view, {r.node_id: r for r in await uow.step_runs(view.id)}
+        return view, {r.node_id: r for r in await uow.steps.of(view.id)}
 
 
 async def test_a_step_finished_on_a_stale_snapshot_is_redone_on_the_locked_row(
@@ -117,7 +117,7 @@ async def test_a_step_finished_on_a_stale_snapshot_is_redone_on_the_locked_row(
     assert done.context == {"n": 4, "left": 40, "right": 40}
     assert sorted(split.echo.calls) == ["left", "right"]
     async with service.engine._uow() as uow:
-        after = {r.node_id: r for r in await uow.step_runs(view.id)}
+        after = {r.node_id: r for r in await uow.steps.of(view.id)}
     assert {n: (r.attempt, r.status) for n, r in after.items()} == {
         "left": (1, "succeeded"),
         "right": (1, "succeeded"),
@@ -150,7 +150,7 @@ async def test_a_step_whose_lease_was_taken_away_changes_nothing(
     left = await service.executor._claim(runs["left"].id)
     assert not isinstance(left, str)
     async with service.engine._uow() as uow:
-        await uow.update_step_run(runs["left"].id, status="failed", lease_owner="sweeper")
+        await uow.steps.update(runs["left"].id, status="failed", lease_owner="sweeper")
         await uow.commit()
     before = await service.engine.status(view.id)
     history = len(await service.engine.history(view.id))
@@ -159,8 +159,27 @@ async def test_a_step_whose_lease_was_taken_away_changes_nothing(
     assert (after.row_version, after.context) == (before.row_version, before.context)
     assert len(await service.engine.history(view.id)) == history
     async with service.engine._uow() as uow:
-        step = await uow.get_step_run(runs["left"].id)
+        step = await uow.steps.get(runs["left"].id)
     assert step is not None and (step.status, step.lease_owner) == ("failed", "sweeper")
+
+
+async def test_finishing_without_the_lease_raises_lease_lost_on_both_databases(
+    service: WorkflowService, split: SplitPlugin
+) -> None:
+    """One contract for ``steps.finish`` by a worker that no longer holds the lease: it raises
+    ``LeaseLost`` (SQLite at once, PostgreSQL when the held update is sent with the commit),
+    and nothing of the unit of work is written."""
+    _view, runs = await _start(service, 4)
+    left = await service.executor._claim(runs["left"].id)
+    assert not isinstance(left, str)
+    with pytest.raises(LeaseLost):
+        async with service.engine._uow() as uow:
+            await uow.steps.finish(runs["left"].id, owner="not-the-holder", status="succeeded")
+            await uow.steps.update(runs["right"].id, status="failed")
+            await uow.commit()
+    async with service.engine._uow() as uow:
+        steps = {r.node_id: r.status for r in await uow.steps.of(runs["left"].instance_id)}
+    assert steps == {"left": "running", "right": "scheduled"}
 
 
 @pytest.mark.postgresql_only

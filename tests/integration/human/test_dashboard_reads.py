@@ -23,7 +23,7 @@ HOUR = timedelta(hours=1)
 
 async def _set(wf: WorkflowService, task_id: str, **values: object) -> None:
     async with wf.engine._uow() as uow:
-        await uow.update_task(task_id, **values)
+        await uow.tasks.update(task_id, **values)
         await uow.commit()
 
 

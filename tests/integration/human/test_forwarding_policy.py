@@ -91,6 +91,6 @@ async def test_an_admin_may_abandon_a_task_held_in_a_queue_they_are_not_in(
 
 async def _instance(wf: WorkflowService, task_id: str) -> str:
     async with wf.engine._uow() as uow:
-        task = await uow.lock_task(task_id)
+        task = await uow.tasks.lock(task_id)
     assert task is not None
     return task.instance_id

@@ -155,7 +155,7 @@ async def test_completing_reports_every_invalid_field_and_changes_nothing(
 
 async def _instance(wf: WorkflowService, task_id: str) -> str:
     async with wf.engine._uow() as uow:
-        task = await uow.lock_task(task_id)
+        task = await uow.tasks.lock(task_id)
     assert task is not None
     return task.instance_id
 

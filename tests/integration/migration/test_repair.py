@@ -64,7 +64,7 @@ async def test_repair_onto_the_same_node_redoes_it_with_a_new_attempt_group(
         instance_id, token_id="t", to_node="manager_approval", reason="redo", actor=OPERATOR
     )
     async with wf.engine._uow() as uow:
-        old, new = await uow.tasks(instance_id)
+        old, new = await uow.tasks.of(instance_id)
     assert (old.status, old.attempt_group) == ("cancelled", 1)
     assert (new.status, new.attempt_group, new.node_id) == ("ready", 2, "manager_approval")
 
@@ -99,8 +99,8 @@ async def test_repairing_a_held_step_resolves_its_dead_letter(
     await wf.delivery.drain()
     assert (await wf.engine.status(view.id)).status == "completed"
     async with wf.engine._uow() as uow:
-        assert await uow.list_dead_letters() == []
-        (letter,) = await uow.list_dead_letters(status="repaired")
+        assert await uow.dead_letters.all() == []
+        (letter,) = await uow.dead_letters.all(status="repaired")
     assert letter["instance_id"] == view.id
 
 

@@ -179,7 +179,7 @@ async def test_a_failed_blocking_rule_opens_a_pending_task(service: WorkflowServ
     (task,) = await service.engine.tasks(instance_id)
     assert task.queue == "rules.routing.operators" and task.outcomes == ("retry", "fail")
     async with service.engine._uow() as uow:
-        runs = [r for r in await uow.step_runs(instance_id) if r.node_id == "supplier_ok"]
+        runs = [r for r in await uow.steps.of(instance_id) if r.node_id == "supplier_ok"]
     assert runs[-1].error is not None
     assert runs[-1].error["details"] == [
         {"rule": "active", "message": "The supplier is not active.", "severity": "error"}
@@ -193,7 +193,7 @@ async def test_a_rule_that_runs_too_long_is_stopped_and_the_worker_goes_on(
     view = await service.engine.status(slow)
     assert (view.status, view.current_nodes) == ("stalled", ("check",))
     async with service.engine._uow() as uow:
-        (run,) = await uow.step_runs(slow)
+        (run,) = await uow.steps.of(slow)
     assert run.error is not None and run.error["problem"] == "rule-timeout"
     fine = await _run(service, "rules.routing", {"amount": 20000, "supplier_id": "S-1"})
     assert (await service.engine.status(fine)).status == "completed"

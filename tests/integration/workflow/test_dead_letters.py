@@ -36,7 +36,7 @@ async def test_the_retry_ceiling_holds_the_instance_in_a_dead_letter(
     view = await wf.engine.status(instance_id)
     assert (view.status, view.current_nodes) == ("stalled", ("reserve_stock",))
     async with wf.engine._uow() as uow:
-        (letter,) = await uow.list_dead_letters()
+        (letter,) = await uow.dead_letters.all()
     assert letter["node_id"] == "reserve_stock" and letter["attempts"] == 5
     assert letter["reason"] == "retry_ceiling"
     assert letter["last_error"]["type"] == "RetryableFailure"
@@ -50,15 +50,15 @@ async def test_reprocessing_resumes_on_the_same_node_with_the_same_key(
     instance_id = await _exhaust_stock(wf, clock, purchase)
     before = await wf.engine.status(instance_id)
     async with wf.engine._uow() as uow:
-        (letter,) = await uow.list_dead_letters()
+        (letter,) = await uow.dead_letters.all()
     await wf.engine.reprocess(letter["id"], actor=OPERATOR)
     await wf.delivery.drain()
     after = await wf.engine.status(instance_id)
     assert after.status == "completed"
     assert (after.id, after.protocol) == (before.id, before.protocol)
     async with wf.engine._uow() as uow:
-        runs = [r for r in await uow.step_runs(instance_id) if r.node_id == "reserve_stock"]
-        assert await uow.list_dead_letters() == []
+        runs = [r for r in await uow.steps.of(instance_id) if r.node_id == "reserve_stock"]
+        assert await uow.dead_letters.all() == []
     assert [r.attempt for r in runs] == [1, 2, 3, 4, 5, 6]
     assert len({r.idempotency_key for r in runs}) == 1
     assert len(purchase.stock.effects) == 1
@@ -71,7 +71,7 @@ async def test_abandoning_a_dead_letter_fails_the_instance(
 ) -> None:
     await _exhaust_stock(wf, clock, purchase)
     async with wf.engine._uow() as uow:
-        (letter,) = await uow.list_dead_letters()
+        (letter,) = await uow.dead_letters.all()
     view = await wf.engine.abandon(letter["id"], actor=OPERATOR, reason="supplier gone")
     assert view.status == "failed"
     assert purchase.release.calls == 0  # nothing had completed, nothing to compensate
@@ -82,12 +82,12 @@ async def test_cancelling_an_instance_closes_its_open_dead_letter(
 ) -> None:
     instance_id = await _exhaust_stock(wf, clock, purchase)
     async with wf.engine._uow() as uow:
-        (letter,) = await uow.list_dead_letters()
+        (letter,) = await uow.dead_letters.all()
     view = await wf.engine.cancel(instance_id, reason="duplicate request", actor=OPERATOR)
     assert view.status == "cancelled"
     async with wf.engine._uow() as uow:
-        assert await uow.list_dead_letters() == []
-        closed = await uow.get_dead_letter(letter["id"])
+        assert await uow.dead_letters.all() == []
+        closed = await uow.dead_letters.get(letter["id"])
         trail = await read_trail(uow.conn, "workflow_dead_letter", letter["id"])
     assert closed is not None
     assert (closed["status"], closed["resolved_at"]) == ("cancelled", clock.now())

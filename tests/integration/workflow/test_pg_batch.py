@@ -148,13 +148,13 @@ async def test_a_flushed_write_is_rolled_back_when_the_unit_of_work_does_not_com
     engine: AsyncEngine,
 ) -> None:
     async with _uow(engine) as uow:
-        await uow.enqueue("step.x", "a", {"n": 1}, available_at=NOW)
-        await uow.enqueue("step.x", "b", {"n": 2}, available_at=NOW)
+        await uow.outbox.enqueue("step.x", "a", {"n": 1}, available_at=NOW)
+        await uow.outbox.enqueue("step.x", "b", {"n": 2}, available_at=NOW)
         await uow.flush()  # sent, not committed
     assert await _outbox_rows(engine) == []
     async with _uow(engine) as uow:
-        await uow.enqueue("step.x", "c", {"n": 3}, available_at=NOW)
-        await uow.enqueue("step.x", "d", {"n": 4}, available_at=NOW)
+        await uow.outbox.enqueue("step.x", "c", {"n": 3}, available_at=NOW)
+        await uow.outbox.enqueue("step.x", "d", {"n": 4}, available_at=NOW)
         await uow.commit()
     assert sorted(await _outbox_rows(engine)) == ["c", "d"]
 
@@ -162,11 +162,11 @@ async def test_a_flushed_write_is_rolled_back_when_the_unit_of_work_does_not_com
 async def test_relay_marks_many_rows_sent_in_one_statement(engine: AsyncEngine) -> None:
     async with _uow(engine) as uow:
         for key in "abc":
-            await uow.enqueue("step.x", key, {}, available_at=NOW)
+            await uow.outbox.enqueue("step.x", key, {}, available_at=NOW)
         await uow.commit()
     async with _uow(engine) as uow:
-        due = await uow.due_outbox(NOW, 10)
-        await uow.mark_sent([m.id for m in due[:2]], NOW)
+        due = await uow.outbox.due(NOW, 10)
+        await uow.outbox.mark_sent([m.id for m in due[:2]], NOW)
         await uow.commit()
     async with engine.connect() as conn:
         sent = (
@@ -219,15 +219,16 @@ async def test_begin_with_the_protocol_number_commits_and_rolls_back_as_one_tran
     psycopg is in autocommit meanwhile and leaves it when the unit of work ends."""
     with pytest.raises(RuntimeError):
         async with _uow(engine) as uow:
-            assert await uow.next_protocol_number("TST", 2026) == 1
-            await uow.enqueue("step.x", "lost", {}, available_at=NOW)
+            assert await uow.instances.next_protocol_number("TST", 2026) == 1
+            await uow.outbox.enqueue("step.x", "lost", {}, available_at=NOW)
             raise RuntimeError("the caller fails after taking the number")
     async with _uow(engine) as uow:
-        assert await uow.next_protocol_number("TST", 2026) == 1  # the first was rolled back
-        await uow.enqueue("step.x", "kept", {}, available_at=NOW)
+        # the first was rolled back
+        assert await uow.instances.next_protocol_number("TST", 2026) == 1
+        await uow.outbox.enqueue("step.x", "kept", {}, available_at=NOW)
         await uow.commit()
     async with _uow(engine) as uow:
-        assert await uow.next_protocol_number("TST", 2026) == 2
+        assert await uow.instances.next_protocol_number("TST", 2026) == 2
         await uow.commit()
     assert await _outbox_rows(engine) == ["kept"]
     async with engine.connect() as conn:  # pool_size=1: the connection those used
@@ -241,8 +242,8 @@ async def test_due_rows_read_first_include_rows_this_unit_of_work_holds(
 ) -> None:
     """Held rows of the table a first statement reads are sent before it, BEGIN or not."""
     async with _uow(engine) as uow:
-        await uow.enqueue("step.x", "held", {}, available_at=NOW)
-        assert [m.key for m in await uow.due_outbox(NOW, 10)] == ["held"]
+        await uow.outbox.enqueue("step.x", "held", {}, available_at=NOW)
+        assert [m.key for m in await uow.outbox.due(NOW, 10)] == ["held"]
         await uow.commit()
     assert await _outbox_rows(engine) == ["held"]
 
@@ -256,8 +257,8 @@ async def test_a_read_cancelled_mid_query_never_leaves_an_autocommit_connection_
 
     async def slow_first_read() -> None:
         async with _uow(engine) as uow:
-            # ``_read`` is what get_instance and the claim's read use; pg_sleep makes it slow.
-            await uow._read(sa.select(sa.func.pg_sleep(5)), {})
+            # ``read`` is what get_instance and the claim's read use; pg_sleep makes it slow.
+            await uow._db.read(sa.select(sa.func.pg_sleep(5)), {})
 
     task = asyncio.create_task(slow_first_read())
     await asyncio.sleep(0.5)
@@ -269,8 +270,8 @@ async def test_a_read_cancelled_mid_query_never_leaves_an_autocommit_connection_
             assert (await _driver(conn)).autocommit is False
     with pytest.raises(RuntimeError):
         async with _uow(engine) as uow:
-            await uow.enqueue("step.x", "a", {}, available_at=NOW)
-            await uow.enqueue("step.x", "b", {}, available_at=NOW)
+            await uow.outbox.enqueue("step.x", "a", {}, available_at=NOW)
+            await uow.outbox.enqueue("step.x", "b", {}, available_at=NOW)
             await uow.flush()
             raise RuntimeError("rolled back, not committed statement by statement")
     assert await _outbox_rows(engine) == []
@@ -280,7 +281,7 @@ async def test_a_connection_left_in_autocommit_is_switched_back_when_the_unit_of
     engine: AsyncEngine,
 ) -> None:
     async with _uow(engine) as uow:
-        driver = await uow._driver()
+        driver = await uow._db.driver()
         await driver.set_autocommit(True)  # as a switch-back that failed would leave it
     async with engine.connect() as conn:
         assert (await _driver(conn)).autocommit is False

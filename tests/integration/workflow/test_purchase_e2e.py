@@ -135,7 +135,7 @@ async def test_temporary_payment_failures_retry_with_the_same_key(
     assert view.status == "completed"
     assert purchase.payment.calls == 3 and len(purchase.payment.effects) == 1
     async with wf.engine._uow() as uow:
-        runs = [r for r in await uow.step_runs(instance_id) if r.node_id == "charge_payment"]
+        runs = [r for r in await uow.steps.of(instance_id) if r.node_id == "charge_payment"]
     assert [r.attempt for r in runs] == [1, 2, 3]
     assert len({r.idempotency_key for r in runs}) == 1
     assert [r.status for r in runs] == ["failed", "failed", "succeeded"]

@@ -17,7 +17,7 @@ CEILING = 5  # reserve_stock's default max_attempts
 
 async def _runs(wf: WorkflowService, instance_id: str) -> list[tuple[int, str, str]]:
     async with wf.engine._uow() as uow:
-        runs = await uow.step_runs(instance_id)
+        runs = await uow.steps.of(instance_id)
     return [(r.attempt, r.status, r.idempotency_key) for r in runs if r.node_id == "reserve_stock"]
 
 
@@ -50,7 +50,7 @@ async def test_a_retry_after_a_rejection_gets_the_whole_budget(
     ]
     assert len({k for _, _, k in runs}) == 1
     async with wf.engine._uow() as uow:
-        assert await uow.list_dead_letters() == []
+        assert await uow.dead_letters.all() == []
     assert (await wf.engine.status(view.id)).status == "completed"
 
 
@@ -64,12 +64,12 @@ async def test_a_reprocessed_dead_letter_gets_the_whole_budget_again(
     await wf.delivery.drain()
     await _retry_for(wf, clock, CEILING)
     async with wf.engine._uow() as uow:
-        (first,) = await uow.list_dead_letters()
+        (first,) = await uow.dead_letters.all()
     await wf.engine.reprocess(first["id"], actor=Actor(id="operator-1"))
     await wf.delivery.drain()
     await _retry_for(wf, clock, CEILING)
     async with wf.engine._uow() as uow:
-        (second,) = await uow.list_dead_letters()
+        (second,) = await uow.dead_letters.all()
     assert (first["attempts"], second["attempts"]) == (CEILING, CEILING)
     runs = await _runs(wf, view.id)
     assert [a for a, _, _ in runs] == list(range(1, 2 * CEILING + 1))

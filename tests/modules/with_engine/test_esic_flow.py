@@ -89,7 +89,7 @@ async def test_a_redelivered_notification_is_not_sent_twice(
     rec = await received(booted, service)
     assert rec.instance_id is not None
     async with service.engine._uow() as uow:
-        (run,) = [r for r in await uow.step_runs(rec.instance_id) if r.node_id == "notify_received"]
+        (run,) = [r for r in await uow.steps.of(rec.instance_id) if r.node_id == "notify_received"]
     notifier = handlers(RUNTIME)["esic.notify"]
     from contracts.workflow.types import StepInput
 

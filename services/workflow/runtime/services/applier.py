@@ -136,12 +136,12 @@ class Applier:
                 (self._due(e) for e in decision.effects if isinstance(e, StartTimer)), default=None
             )
             updated = self._decided(record, state, now, first_due)
-            await uow.add_instance(updated)
+            await uow.instances.add(updated)
         # History goes first: its rows are numbered from the new state version (each applied
         # event bumps it by exactly one, so no read of the last number is needed), and a number
         # already taken means this decision was made on a stale read of the instance — the
         # store reports that before anything else is written.
-        await uow.append_history_rows(record.id, self._history(state, event, decision, actor, now))
+        await uow.history.append_rows(record.id, self._history(state, event, decision, actor, now))
         # A migration that moves a waiting person's work to another node closes the old task and
         # opens one on the new node: the new one keeps when the work arrived (the past stays).
         carried: dict[str, datetime] = {}
@@ -182,7 +182,7 @@ class Applier:
             elif isinstance(effect, CloseTasks):
                 if effect.reason == "migrated":
                     carried.update(await self._opened_at(uow, record.id, effect))
-                await uow.close_tasks(
+                await uow.tasks.close(
                     record.id,
                     effect.token_id,
                     effect.node_id,
@@ -191,10 +191,10 @@ class Applier:
                     now=now,
                 )
             elif isinstance(effect, EscalateTask):
-                await uow.escalate_tasks(
+                await uow.tasks.escalate(
                     record.id, effect.token_id, effect.node_id, effect.attempt_group, effect.queue
                 )
-                await uow.audit(
+                await uow.audit.append(
                     AuditEntry(
                         action="workflow.task.escalated",
                         object_type="workflow_instance",
@@ -221,12 +221,12 @@ class Applier:
                         filed_at=record.started_at,
                     )
                     due_at = legal.due_at
-                    await uow.audit(
+                    await uow.audit.append(
                         self._legal.audit(record.id, effect.node_id, effect.timer_id, legal)
                     )
                     await self._legal.track(uow, record.id, effect.timer_id, legal, now)
                 assert due_at is not None
-                await uow.add_timer(
+                await uow.timers.add(
                     TimerRecord(
                         id=self._id(),
                         instance_id=record.id,
@@ -240,7 +240,7 @@ class Applier:
                     )
                 )
             elif isinstance(effect, CancelTimers):
-                await uow.cancel_timers(
+                await uow.timers.cancel(
                     record.id,
                     effect.token_id,
                     effect.node_id,
@@ -248,7 +248,7 @@ class Applier:
                     effect.timer_ids,
                 )
             elif isinstance(effect, VoteRecorded):
-                await uow.audit(
+                await uow.audit.append(
                     AuditEntry(
                         action="workflow.vote.recorded",
                         object_type="workflow_instance",
@@ -259,17 +259,17 @@ class Applier:
                     )
                 )
             elif isinstance(effect, InstanceFinished):
-                await uow.cancel_open_work(record.id, now)
+                await uow.instances.cancel_open_work(record.id, now)
                 if record.due_at is not None or any(
                     isinstance(e, StartTimer) for e in decision.effects
                 ):
                     # ``due_at`` is the instance's next pending timer: none pending, none to
                     # cancel (a timer this very decision started is still cancelled).
-                    await uow.cancel_timers(record.id, None, None, None, None)
+                    await uow.timers.cancel(record.id, None, None, None, None)
         if not new:
             due = await self._next_due(uow, record, state, decision)
             updated = self._decided(record, state, now, due)
-            await uow.update_instance(updated, expected_version=record.row_version)
+            await uow.instances.update(updated, expected_version=record.row_version)
         if updated.ended_at is not None and record.ended_at is None:
             # Counted when the finishing transaction is written; a rollback after this point
             # would over-count by one (an after-commit hook would be exact).
@@ -339,7 +339,7 @@ class Applier:
         )
         if record.due_at is None and not changed:
             return None
-        return await uow.next_timer_due(record.id)
+        return await uow.timers.next_due(record.id)
 
     def _due(self, effect: StartTimer, calendar: Calendar | None = None) -> datetime:
         """A timer's due instant; ``business_days`` count on ``calendar`` (the jurisdiction's
@@ -369,7 +369,9 @@ class Applier:
         *,
         fresh: bool = False,
     ) -> None:
-        previous = 0 if fresh else await uow.last_attempt(record.id, node_id, kind, attempt_group)
+        previous = (
+            0 if fresh else await uow.steps.last_attempt(record.id, node_id, kind, attempt_group)
+        )
         take = (
             eager is not None
             and eager.taken is None
@@ -412,10 +414,12 @@ class Applier:
                 input={k: state.context.get(k) for k in node.consumes},
             )
             eager.taken = step
-            await uow.add_step_run(step)
+            await uow.steps.add(step)
             return
-        await uow.add_step_run(step)
-        await uow.enqueue(step_topic(queue), step.id, {"step_run_id": step.id}, available_at=now)
+        await uow.steps.add(step)
+        await uow.outbox.enqueue(
+            step_topic(queue), step.id, {"step_run_id": step.id}, available_at=now
+        )
 
     @staticmethod
     async def _opened_at(
@@ -424,7 +428,7 @@ class Applier:
         """When the token's still-open task at the node was created (nothing if none is open)."""
         opened = [
             t.created_at
-            for t in await uow.tasks(instance_id)
+            for t in await uow.tasks.of(instance_id)
             if (t.token_id, t.node_id, t.attempt_group)
             == (effect.token_id, effect.node_id, effect.attempt_group)
             and t.status in ("ready", "claimed")
@@ -448,7 +452,7 @@ class Applier:
         form = effect.form
         if form is not None and self.pin_form is not None:
             form = await self.pin_form(uow, form)
-        await uow.add_task(
+        await uow.tasks.add(
             TaskRecord(
                 id=task_id,
                 instance_id=record.id,
@@ -471,7 +475,7 @@ class Applier:
                 completed_at=None,
             )
         )
-        await uow.audit(
+        await uow.audit.append(
             AuditEntry(
                 action="workflow.task.opened",
                 object_type="workflow_task",
@@ -489,7 +493,7 @@ class Applier:
             )
         )
         if effect.priority_rule is not None:
-            await uow.audit(
+            await uow.audit.append(
                 AuditEntry(
                     action="workflow.task.prioritised",
                     object_type="workflow_task",
@@ -567,7 +571,7 @@ class Applier:
             at=now,
             public_label=public,
         )
-        await uow.enqueue(
+        await uow.outbox.enqueue(
             SUBJECT_TOPIC,
             record.id,
             msgspec.json.decode(msgspec.json.encode(event)),

@@ -121,7 +121,7 @@ class CalendarBook:
                 await self._build(store, spec)  # the state layer exists and fits
             created = await self._add_version(store, spec, actor)
             if created:
-                await uow.audit(
+                await uow.audit.append(
                     AuditEntry(
                         action="workflow.calendar.published",
                         object_type="workflow_calendar",
@@ -169,7 +169,7 @@ class CalendarBook:
         actor: Actor,
     ) -> None:
         await self._add_version(store, spec, actor)
-        await uow.audit(
+        await uow.audit.append(
             AuditEntry(
                 action="workflow.calendar.revised",
                 object_type="workflow_calendar",

@@ -116,7 +116,7 @@ class DeadlineService(CalendarBook):
             deadline = start_deadline(rule, calendar, now)
             row = self._row(instance_id, name, deadline, now)
             await store.add_deadline(row)
-            await uow.audit(
+            await uow.audit.append(
                 AuditEntry(
                     action="workflow.deadline.started",
                     object_type="workflow_instance",
@@ -200,12 +200,12 @@ class DeadlineService(CalendarBook):
                 )
             calendar = await self.legal.current(uow)
             due = count_extension(rule, calendar, calendar.local_date(row.due_at))
-            await uow.audit(
+            await uow.audit.append(
                 self.legal.audit(
                     instance_id, last.node, name, due, justification=text, decided_at=now
                 )
             )
-            await uow.audit(
+            await uow.audit.append(
                 AuditEntry(
                     action="workflow.deadline.extended",
                     object_type="workflow_instance",
@@ -341,7 +341,7 @@ class DeadlineService(CalendarBook):
             calendar = await self._latest(store, row.calendar_key)
             after, audit = step(before, calendar, now)
             await store.update_deadline(self._row(instance_id, name, after, now))
-            await uow.audit(self._audit_entry(instance_id, name, actor, audit))
+            await uow.audit.append(self._audit_entry(instance_id, name, actor, audit))
             await self._bind(uow, store, record, name, after, now)
             await uow.commit()
         return self._view(instance_id, name, after, calendar, now)
@@ -349,7 +349,7 @@ class DeadlineService(CalendarBook):
     async def _lock(
         self, uow: UnitOfWork, instance_id: str, *, allow_ended: bool
     ) -> InstanceRecord:
-        record = await uow.lock_instance(instance_id)
+        record = await uow.instances.lock(instance_id)
         if record is None:
             raise NotFound(N_("Instance not found."), instance_id=instance_id)
         if record.ended_at is not None and not allow_ended:
@@ -388,10 +388,10 @@ class DeadlineService(CalendarBook):
             await store.move_timer(timer, status="pending", due_at=deadline.due)
         else:
             await store.move_timer(timer, status="cancelled", due_at=timer.due_at)
-        due = await uow.next_timer_due(record.id)
+        due = await uow.timers.next_due(record.id)
         if due != record.due_at:
             updated = msgspec.structs.replace(record, due_at=due, updated_at=now)
-            await uow.update_instance(updated, expected_version=record.row_version)
+            await uow.instances.update(updated, expected_version=record.row_version)
 
     @staticmethod
     def _token_waits(record: InstanceRecord, timer: TimerRecord) -> bool:

@@ -91,7 +91,7 @@ class Engine:
     # --- reading ------------------------------------------------------------------------------
 
     async def _get(self, uow: UnitOfWork, instance_id: str) -> InstanceRecord:
-        record = await uow.get_instance(instance_id)
+        record = await uow.instances.get(instance_id)
         if record is None:
             raise NotFound(N_("unknown instance"), instance_id=instance_id)
         return record
@@ -103,19 +103,19 @@ class Engine:
     async def history(self, instance_id: str) -> list[HistoryEntry]:
         async with self._uow() as uow:
             await self._get(uow, instance_id)
-            return [history_entry(r) for r in await uow.history(instance_id)]
+            return [history_entry(r) for r in await uow.history.of(instance_id)]
 
     async def tasks(self, instance_id: str) -> list[TaskView]:
         async with self._uow() as uow:
             record = await self._get(uow, instance_id)
-            return [task_view(t, record.protocol) for t in await uow.tasks(instance_id)]
+            return [task_view(t, record.protocol) for t in await uow.tasks.of(instance_id)]
 
     async def model_of(self, uow: UnitOfWork, record: InstanceRecord) -> CompiledModel:
         """The compiled model of the instance's pinned version (versions never change, so a
         model is read and compiled once per process)."""
         version = self._versions.get(record.version_id)
         if version is None:
-            version = await uow.get_version(record.version_id)
+            version = await uow.versions.get(record.version_id)
             assert version is not None, "an instance always pins an existing version"
             self._versions[record.version_id] = version
         return self.compiler.for_version(version)
@@ -123,12 +123,12 @@ class Engine:
     async def _latest(self, uow: UnitOfWork, key: str) -> VersionRecord | None:
         """The newest published version; its schema is read once per process (a published
         version never changes)."""
-        version_id = await uow.latest_version_id(key)
+        version_id = await uow.versions.latest_id(key)
         if version_id is None:
             return None
         version = self._versions.get(version_id)
         if version is None:
-            version = await uow.get_version(version_id)
+            version = await uow.versions.get(version_id)
             if version is not None:
                 self._versions[version_id] = version
         return version
@@ -139,7 +139,7 @@ class Engine:
             await self._get(uow, instance_id)
             return [
                 decode_event(h.data["event"])
-                for h in await uow.history(instance_id)
+                for h in await uow.history.of(instance_id)
                 if "event" in h.data
             ]
 
@@ -161,7 +161,7 @@ class Engine:
             first = migrations[0].from_version_id if migrations else record.version_id
             models = {}
             for version_id in {first, *(m.to_version_id for m in migrations)}:
-                version = await uow.get_version(version_id)
+                version = await uow.versions.get(version_id)
                 assert version is not None, "history only names published versions"
                 models[version_id] = self.compiler.for_version(version)
         stored = state_from_json(record.state)
@@ -176,7 +176,7 @@ class Engine:
             if request.version is None:
                 version = await self._latest(uow, request.definition_key)
             else:
-                version = await uow.version_number(request.definition_key, request.version)
+                version = await uow.versions.number(request.definition_key, request.version)
             if version is None:
                 raise NotFound(
                     "no published version of this workflow",
@@ -186,7 +186,7 @@ class Engine:
             model = self.compiler.for_version(version)
             defn = model.definition
             year = protocol_year(now, self._zone)
-            number = await uow.next_protocol_number(defn.protocol_prefix, year)
+            number = await uow.instances.next_protocol_number(defn.protocol_prefix, year)
             actor_id = request.actor.id if request.actor.kind == "user" else None
             record = InstanceRecord(
                 id=str(self._ids.new_id()),
@@ -213,7 +213,7 @@ class Engine:
             record = await self._apply(
                 uow, record, model, initial_state(), event, request.actor, now, new=True
             )
-            await uow.audit(
+            await uow.audit.append(
                 AuditEntry(
                     action="workflow.instance.started",
                     object_type="workflow_instance",
@@ -271,7 +271,7 @@ class Engine:
         now = self.clock.now()
         try:
             async with self._uow() as uow:
-                record = await uow.lock_instance(instance_id)
+                record = await uow.instances.lock(instance_id)
                 if record is None:
                     raise NotFound(N_("unknown instance"), instance_id=instance_id)
                 model = await self.model_of(uow, record)
@@ -283,7 +283,7 @@ class Engine:
                 if before_commit is not None:
                     await before_commit(uow, updated)
                 if audit_action is not None and actor is not None:
-                    await uow.audit(
+                    await uow.audit.append(
                         AuditEntry(
                             action=audit_action,
                             object_type="workflow_instance",
@@ -306,9 +306,9 @@ class Engine:
         self, instance_id: str, refused: InvalidTransition, actor: Actor | None
     ) -> None:
         async with self._uow() as uow:
-            if await uow.get_instance(instance_id) is None:
+            if await uow.instances.get(instance_id) is None:
                 return
-            await uow.audit(
+            await uow.audit.append(
                 AuditEntry(
                     action="workflow.transition.refused",
                     object_type="workflow_instance",
@@ -328,10 +328,10 @@ class Engine:
         async def close_dead_letters(uow: UnitOfWork, record: InstanceRecord) -> None:
             # A cancelled instance has no step left to reprocess: its open dead letters close
             # with it, in the same transaction, so none offers a reprocess that must fail.
-            for letter in await uow.resolve_open_dead_letters(
+            for letter in await uow.dead_letters.resolve_open(
                 record.id, "cancelled", self.clock.now()
             ):
-                await uow.audit(
+                await uow.audit.append(
                     AuditEntry(
                         action="workflow.dead_letter.cancelled",
                         object_type="workflow_dead_letter",
@@ -362,7 +362,7 @@ class Engine:
         outcome: str | None = None,
     ) -> InstanceView:
         async def close_task(uow: UnitOfWork, record: InstanceRecord) -> None:
-            await uow.complete_signalled_tasks(record.id, name, actor.id, self.clock.now())
+            await uow.tasks.complete_signalled(record.id, name, actor.id, self.clock.now())
 
         record = await self.advance(
             instance_id,
@@ -382,13 +382,13 @@ class Engine:
         another timer of the same instance."""
         now = self.clock.now()
         async with self._uow() as uow:
-            record = await uow.lock_instance(instance_id)
+            record = await uow.instances.lock(instance_id)
             if record is None:
                 return False
-            timer = await uow.lock_timer(timer_row_id)
+            timer = await uow.timers.lock(timer_row_id)
             if timer is None or timer.status != "pending" or timer.due_at > now:
                 return False
-            if not await uow.mark_timer_fired(timer.id, now):
+            if not await uow.timers.mark_fired(timer.id, now):
                 return False
             model = await self.model_of(uow, record)
             state = state_from_json(record.state)
@@ -423,7 +423,7 @@ class Engine:
 
         while True:
             async with self._uow() as uow:
-                due = await uow.due_timers(self.clock.now(), limit)
+                due = await uow.timers.due(self.clock.now(), limit)
             if not due:
                 return fired
             by_instance: dict[str, list[TimerRecord]] = {}
@@ -450,7 +450,7 @@ class Engine:
 
     async def _reload_task(self, task_id: str) -> TaskView:
         async with self._uow() as uow:
-            task = await uow.lock_task(task_id)
+            task = await uow.tasks.lock(task_id)
             if task is None:
                 raise NotFound(N_("unknown task"), task_id=task_id)
             record = await self._get(uow, task.instance_id)
@@ -484,7 +484,7 @@ class Engine:
         citizen's link), in a unit of work of its own; ``NotFound`` for an unknown instance."""
         async with self._uow() as uow:
             record = await self._get(uow, instance_id)
-            await uow.audit(
+            await uow.audit.append(
                 AuditEntry(
                     action=action,
                     object_type="workflow_instance",
@@ -505,7 +505,7 @@ class Engine:
         """Put a dead-lettered step back on its node: same instance, number, trail and key.
         ``reason`` (the pages ask for one) is kept in the audit entry only."""
         async with self._uow() as uow:
-            letter = await uow.get_dead_letter(dead_letter_id)
+            letter = await uow.dead_letters.get(dead_letter_id)
         if letter is None:
             raise NotFound(N_("unknown dead letter"), dead_letter_id=dead_letter_id)
         if letter["status"] != "open":
@@ -514,7 +514,7 @@ class Engine:
             )
 
         async def resolve(uow: UnitOfWork, record: InstanceRecord) -> None:
-            await uow.resolve_dead_letter(dead_letter_id, "reprocessed", self.clock.now())
+            await uow.dead_letters.resolve(dead_letter_id, "reprocessed", self.clock.now())
 
         record = await self.advance(
             letter["instance_id"],
@@ -545,7 +545,7 @@ class Engine:
         ``code`` ``dead_letter_handled``. ``before_commit`` runs in the same transaction (a
         background operation records its item there, so the two commit together)."""
         async with self._uow() as uow:
-            letter = await uow.get_dead_letter(dead_letter_id)
+            letter = await uow.dead_letters.get(dead_letter_id)
         if letter is None:
             raise NotFound(N_("unknown dead letter"), dead_letter_id=dead_letter_id)
         if letter["status"] != "open":
@@ -556,7 +556,7 @@ class Engine:
             )
 
         async def resolve(uow: UnitOfWork, record: InstanceRecord) -> None:
-            await uow.resolve_dead_letter(dead_letter_id, "abandoned", self.clock.now())
+            await uow.dead_letters.resolve(dead_letter_id, "abandoned", self.clock.now())
             if before_commit is not None:
                 await before_commit(uow)
 

@@ -207,7 +207,7 @@ class Executor:
     async def _claim(self, step_run_id: str) -> str | Claimed:
         now = self._clock.now()
         async with self._uow() as uow:
-            found = await uow.get_step_run_and_instance(step_run_id)
+            found = await uow.steps.get_with_instance(step_run_id)
             if found is None:
                 return "skipped"
             step, record = found
@@ -216,7 +216,7 @@ class Executor:
             if step.available_at > now:
                 return "not_due"
             if record.status in TERMINAL:
-                await uow.update_step_run(step.id, status="cancelled", finished_at=now)
+                await uow.steps.update(step.id, status="cancelled", finished_at=now)
                 await uow.commit()
                 return "skipped"
             model = await self._engine.model_of(uow, record)
@@ -224,14 +224,14 @@ class Executor:
             lease = now + timedelta(seconds=node.failure.timeout_s) + self._lease_margin
             # Only a later attempt can inherit progress from an earlier one.
             checkpoint = (
-                await uow.last_checkpoint(
+                await uow.steps.last_checkpoint(
                     step.instance_id, step.node_id, step.kind, step.attempt_group
                 )
                 if step.attempt > 1
                 else None
             )
             data = {k: record.context.get(k) for k in node.consumes}
-            taken = await uow.take_step_run(
+            taken = await uow.steps.take(
                 step,
                 owner=self.worker_id,
                 now=now,
@@ -309,10 +309,10 @@ class Executor:
 
     async def checkpoint(self, step_run_id: str, progress: dict[str, Any]) -> None:
         async with self._uow() as uow:
-            step = await uow.get_step_run(step_run_id)
+            step = await uow.steps.get(step_run_id)
             if step is None or step.lease_owner != self.worker_id or step.status != "running":
                 return
-            await uow.update_step_run(step_run_id, checkpoint=dict(progress))
+            await uow.steps.update(step_run_id, checkpoint=dict(progress))
             await uow.commit()
 
     # --- phase 3: the outcome -----------------------------------------------------------------
@@ -380,13 +380,10 @@ class Executor:
         updated: InstanceRecord | None = None
         model: CompiledModel | None = None
         async with self._uow() as uow:
-            if not await uow.finish_step_run(
-                step.id, owner=self.worker_id, finished_at=now, **step_values
-            ):
-                raise LeaseLost
+            await uow.steps.finish(step.id, owner=self.worker_id, finished_at=now, **step_values)
             event = make_event(uow, now)
             if event is not None:
-                record = snapshot or await uow.lock_instance(step.instance_id)
+                record = snapshot or await uow.instances.lock(step.instance_id)
                 assert record is not None
                 model = await self._engine.model_of(uow, record)
                 state = state_from_json(record.state)
@@ -482,10 +479,10 @@ class Executor:
         """A step whose lease expired: its worker died (or hung). The attempt counts as failed
         and the next one is scheduled with the same idempotency key — so it reconciles first."""
         async with self._uow() as uow:
-            step = await uow.get_step_run(step_run_id)
+            step = await uow.steps.get(step_run_id)
             if step is None or step.status != "running":
                 return "skipped"
-            record = await uow.get_instance(step.instance_id)
+            record = await uow.instances.get(step.instance_id)
             assert record is not None
             model = await self._engine.model_of(uow, record)
         return await self._retry_or_dead_letter(
@@ -512,7 +509,7 @@ class Executor:
             return await self._reject(step, model, _Rejected("not_retryable"))
         now = self._clock.now()
         async with self._uow() as uow:
-            current = await uow.get_step_run(step.id)
+            current = await uow.steps.get(step.id)
             if (
                 current is None
                 or current.status != "running"
@@ -525,11 +522,11 @@ class Executor:
                 return "lease_lost"
             # An operator's retry (after a rejection) or reprocess (after a dead letter) starts
             # a fresh budget of max_attempts; the attempt numbers and the key go on unchanged.
-            used = step.attempt - await uow.budget_start(
+            used = step.attempt - await uow.steps.budget_start(
                 step.instance_id, step.node_id, step.kind, step.attempt_group
             )
             retry = used < policy.max_attempts
-            await uow.update_step_run(step.id, status="failed", error=info, finished_at=now)
+            await uow.steps.update(step.id, status="failed", error=info, finished_at=now)
             if retry:
                 due = now + backoff(policy, used, step.idempotency_key)
                 nxt = msgspec.structs.replace(
@@ -548,13 +545,13 @@ class Executor:
                     started_at=None,
                     finished_at=None,
                 )
-                await uow.add_step_run(nxt)
-                await uow.enqueue(
+                await uow.steps.add(nxt)
+                await uow.outbox.enqueue(
                     step_topic(step.queue), nxt.id, {"step_run_id": nxt.id}, available_at=due
                 )
                 outcome = "retry_scheduled"
             else:
-                await uow.add_dead_letter(
+                await uow.dead_letters.add(
                     {
                         "instance_id": step.instance_id,
                         "step_run_id": step.id,
@@ -571,7 +568,7 @@ class Executor:
                 )
                 outcome = "dead_letter"
                 if step.kind == "step":
-                    record = await uow.lock_instance(step.instance_id)
+                    record = await uow.instances.lock(step.instance_id)
                     assert record is not None
                     state = state_from_json(record.state)
                     terminal = StepFailedTerminal(

@@ -125,7 +125,7 @@ class TaskGuard:
 
     async def separation_of_duties(self, uow: UnitOfWork, task: TaskRecord, user: str) -> None:
         """Deny holding a task its policy would not let this person complete."""
-        record = await uow.get_instance(task.instance_id)
+        record = await uow.instances.get(task.instance_id)
         assert record is not None
         node = await self.node(uow, record, task.node_id)
         if not isinstance(node, HUMAN_TYPES) or isinstance(node, ManualTaskNode):
@@ -149,7 +149,7 @@ class TaskGuard:
             )
 
     async def node(self, uow: UnitOfWork, record: InstanceRecord, node_id: str) -> Any:
-        version = await uow.get_version(record.version_id)
+        version = await uow.versions.get(record.version_id)
         assert version is not None
         return self._compiler.for_version(version).nodes[node_id]
 
@@ -327,7 +327,7 @@ class Catalog:
         *,
         reason: str | None = None,
     ) -> None:
-        await uow.audit(
+        await uow.audit.append(
             AuditEntry(
                 action=action,
                 object_type=kind,

@@ -99,7 +99,7 @@ class TaskService:
             await self._guard.separation_of_duties(uow, task, actor.id)
             if task.status == "claimed":
                 return
-            await uow.update_task(task.id, status="claimed", assignee=actor.id, claimed_at=now)
+            await uow.tasks.update(task.id, status="claimed", assignee=actor.id, claimed_at=now)
             await self._audit(
                 uow, "claimed", task, actor, {"status": "claimed", "assignee": actor.id}
             )
@@ -157,7 +157,7 @@ class TaskService:
                 await self._guard.authorise(store, task, to_user, "target", grants)
                 await self._guard.separation_of_duties(uow, task, to_user)
                 values = {"assignee": to_user, "status": "claimed", "claimed_at": now}
-            await uow.update_task(task.id, **values)
+            await uow.tasks.update(task.id, **values)
             await self._audit(
                 uow,
                 "forwarded",
@@ -197,9 +197,9 @@ class TaskService:
                     "the task is claimed by someone else", task_id=task.id, code="claimed_by_other"
                 )
             await self._guard.authorise(store, task, actor.id, "actor", grants)
-            record = await uow.lock_instance(task.instance_id)
+            record = await uow.instances.lock(task.instance_id)
             assert record is not None, "a task always belongs to an instance"
-            version = await uow.get_version(record.version_id)
+            version = await uow.versions.get(record.version_id)
             assert version is not None
             model = self._compiler.for_version(version)
             node = model.nodes[task.node_id]
@@ -226,13 +226,13 @@ class TaskService:
             updated = await self._applier.apply(
                 uow, record, model, event, decision, actor=actor, now=now
             )
-            after = await uow.lock_task(task.id)
+            after = await uow.tasks.lock(task.id)
             assert after is not None
             if after.status in OPEN:  # a quorum vote that did not decide: back to the queue
-                await uow.update_task(task.id, status="ready", assignee=None, claimed_at=None)
+                await uow.tasks.update(task.id, status="ready", assignee=None, claimed_at=None)
                 action = "voted"
             else:
-                await uow.update_task(
+                await uow.tasks.update(
                     task.id,
                     status="completed",
                     assignee=actor.id,
@@ -306,7 +306,7 @@ class TaskService:
                 )
             if task.priority == priority:
                 return
-            await uow.update_task(task.id, priority=priority)
+            await uow.tasks.update(task.id, priority=priority)
             after = {"priority": priority, "previous_priority": task.priority, "reason": reason}
             await self._audit(uow, "prioritised", task, actor, after)
 
@@ -386,7 +386,7 @@ class TaskService:
             await self._guard.authorise_holder(store, task, actor.id, grants)
             if task.assignee != actor.id:
                 await self._guard.require_supervisor(task, grants[actor.id])
-            await uow.update_task(task.id, status="ready", assignee=None, claimed_at=None)
+            await uow.tasks.update(task.id, status="ready", assignee=None, claimed_at=None)
             verb = "released" if action == "release" else "abandoned"
             await self._audit(
                 uow, verb, task, actor, {"status": "ready", "previous_assignee": task.assignee}
@@ -424,14 +424,14 @@ class TaskService:
                 if lock_instance_first:  # the engine's lock order: instance, then its tasks
                     instance_id = await store.task_instance_id(task_id)
                     if instance_id is not None:
-                        await uow.lock_instance(instance_id)
-                task = await uow.lock_task(task_id)
+                        await uow.instances.lock(instance_id)
+                task = await uow.tasks.lock(task_id)
                 if task is None:
                     raise NotFound("unknown task", task_id=task_id, code="unknown_task")
                 now = self._clock.now()
                 await body(uow, store, task, now, grants)
-                changed = await uow.lock_task(task_id)
-                instance = await uow.get_instance(task.instance_id)
+                changed = await uow.tasks.lock(task_id)
+                instance = await uow.instances.get(task.instance_id)
                 assert changed is not None and instance is not None
                 view = task_view(changed, instance.protocol)
                 if key is not None:
@@ -473,11 +473,11 @@ class TaskService:
         self, task_id: str, action: str, refused: TramitaError, actor: Actor
     ) -> None:
         async with self._uow() as uow:
-            task = await uow.lock_task(task_id)
+            task = await uow.tasks.lock(task_id)
             if task is None:
                 return
             after = {k: v for k, v in refused.fields.items() if isinstance(v, str | int)}
-            await uow.audit(
+            await uow.audit.append(
                 AuditEntry(
                     action="workflow.task.refused",
                     object_type="workflow_task",
@@ -493,7 +493,7 @@ class TaskService:
     async def _audit(
         self, uow: UnitOfWork, verb: str, task: TaskRecord, actor: Actor, after: dict[str, Any]
     ) -> None:
-        await uow.audit(
+        await uow.audit.append(
             AuditEntry(
                 action=f"workflow.task.{verb}",
                 object_type="workflow_task",

@@ -185,7 +185,7 @@ class LegalTime:
         if not extension:
             start = await self._filed(uow, instance_id, rule, started_at, filed_at)
             return count_legal(rule, calendar, start, receipt=self.receipt)
-        previous = [t.due_at for t in await uow.timers(instance_id) if t.timer_id == timer_id]
+        previous = [t.due_at for t in await uow.timers.of(instance_id) if t.timer_id == timer_id]
         if not previous:
             return count_legal(rule, calendar, started_at, receipt=self.receipt)
         in_force = calendar.local_date(max(previous))

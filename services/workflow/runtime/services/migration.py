@@ -96,8 +96,8 @@ class Migrator:
                 definition_key=request.definition_key,
             )
         async with self._uow() as uow:
-            a = await uow.version_number(request.definition_key, request.from_version)
-            b = await uow.version_number(request.definition_key, request.to_version)
+            a = await uow.versions.number(request.definition_key, request.from_version)
+            b = await uow.versions.number(request.definition_key, request.to_version)
         for number, found in ((request.from_version, a), (request.to_version, b)):
             if found is None:
                 raise NotFound(
@@ -109,7 +109,7 @@ class Migrator:
     async def candidates(self, definition_key: str, version: int) -> list[str]:
         """Ids of the unfinished instances on a version (for an operator to choose from)."""
         async with self._uow() as uow:
-            found = await uow.version_number(definition_key, version)
+            found = await uow.versions.number(definition_key, version)
             if found is None:
                 raise NotFound(
                     N_("unknown version"), definition_key=definition_key, version=version
@@ -244,7 +244,7 @@ class Migrator:
     ) -> InstancePlan:
         now = self._engine.clock.now()
         async with self._uow() as uow:
-            record = await (uow.get_instance if dry_run else uow.lock_instance)(instance_id)
+            record = await (uow.instances.get if dry_run else uow.instances.lock)(instance_id)
             if record is None:
                 return InstancePlan(instance_id=instance_id, blockers=(Blocker(code="not_found"),))
             state = state_from_json(record.state)
@@ -287,12 +287,12 @@ class Migrator:
             )
             for move in moves:
                 if move.action == "reenter":
-                    await uow.cancel_open_step_runs(record.id, move.token_id)
+                    await uow.steps.cancel_open(record.id, move.token_id)
             pinned = msgspec.structs.replace(
                 record, version_id=vb.id, definition_version=vb.version
             )
             updated = await self._apply(uow, pinned, b, state, event, actor, now)
-            await uow.audit(
+            await uow.audit.append(
                 AuditEntry(
                     action="workflow.instance.migrated",
                     object_type="workflow_instance",
@@ -354,7 +354,7 @@ class Migrator:
             raise ValidationFailed("a repair needs a reason", instance_id=instance_id)
         now = self._engine.clock.now()
         async with self._uow() as uow:
-            record = await uow.lock_instance(instance_id)
+            record = await uow.instances.lock(instance_id)
             if record is None:
                 raise NotFound(N_("unknown instance"), instance_id=instance_id)
             if expected_version is not None and record.row_version != expected_version:
@@ -381,12 +381,12 @@ class Migrator:
                 attempt_group=token.attempt_group,
                 actor=actor.id,
             )
-            await uow.cancel_open_step_runs(record.id, token.id)
+            await uow.steps.cancel_open(record.id, token.id)
             letters = await self._queries.open_dead_letters(uow, record.id, token.id)
             for letter in letters:
-                await uow.resolve_dead_letter(letter, "repaired", now)
+                await uow.dead_letters.resolve(letter, "repaired", now)
             updated = await self._apply(uow, record, model, state, event, actor, now)
-            await uow.audit(
+            await uow.audit.append(
                 AuditEntry(
                     action="workflow.instance.repaired",
                     object_type="workflow_instance",

@@ -156,7 +156,7 @@ class OperationService:
             if running is not None:
                 log.info("operation_deduplicated", operation_id=running.id, kind=kind)
                 return running
-            await uow.audit(
+            await uow.audit.append(
                 AuditEntry(
                     action="workflow.operation.started",
                     object_type="workflow_operation",
@@ -166,7 +166,7 @@ class OperationService:
                     after={"kind": kind, "total": operation.total},
                 )
             )
-            await uow.enqueue(
+            await uow.outbox.enqueue(
                 OPERATION_TOPIC, operation.id, {"operation_id": operation.id}, available_at=now
             )
             await uow.commit()
@@ -206,7 +206,7 @@ class OperationService:
                     operation_id=operation_id,
                     code="operation_over",
                 )
-            await uow.audit(
+            await uow.audit.append(
                 AuditEntry(
                     action="workflow.operation.cancelled",
                     object_type="workflow_operation",
@@ -296,7 +296,7 @@ class OperationService:
             return "paused"
         async with self._uow() as uow:
             await self._store(uow).release(operation_id, runner)
-            await uow.enqueue(
+            await uow.outbox.enqueue(
                 OPERATION_TOPIC,
                 operation_id,
                 {"operation_id": operation_id},
@@ -312,7 +312,7 @@ class OperationService:
             ended = await store.finish(operation_id, runner, status, self._clock.now(), error)
             operation = await store.get(operation_id)
             if ended and operation is not None:
-                await uow.audit(
+                await uow.audit.append(
                     AuditEntry(
                         action=f"workflow.operation.{status}",
                         object_type="workflow_operation",
@@ -338,7 +338,7 @@ class OperationService:
             stranded = await store.stranded(now, now - queued_for, 100)
             for operation_id in stranded:
                 await store.touch(operation_id, now + self.lease)
-                await uow.enqueue(
+                await uow.outbox.enqueue(
                     OPERATION_TOPIC, operation_id, {"operation_id": operation_id}, available_at=now
                 )
             await uow.commit()

@@ -72,13 +72,13 @@ class Publisher:
         for attempt in range(3):
             try:
                 async with self._uow() as uow:
-                    latest = await uow.latest_version(defn.key)
+                    latest = await uow.versions.latest(defn.key)
                     if latest is not None and latest.checksum == digest:
                         return latest, False
-                    record = await uow.add_version(
+                    record = await uow.versions.add(
                         key=defn.key, name=defn.name, checksum=digest, schema=schema, actor=actor
                     )
-                    await uow.audit(
+                    await uow.audit.append(
                         AuditEntry(
                             action="workflow.version.published",
                             object_type="workflow_version",
@@ -100,7 +100,7 @@ class Publisher:
 
     async def latest(self, key: str) -> VersionRecord:
         async with self._uow() as uow:
-            found = await uow.latest_version(key)
+            found = await uow.versions.latest(key)
         if found is None:
             raise NotFound(N_("no published version of this workflow"), definition_key=key)
         return found

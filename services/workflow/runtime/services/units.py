@@ -258,7 +258,7 @@ class UnitService:
         after: dict[str, Any],
         reason: str | None = None,
     ) -> None:
-        await uow.audit(
+        await uow.audit.append(
             AuditEntry(
                 action=action,
                 object_type="workflow_unit",

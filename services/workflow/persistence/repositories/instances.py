@@ -1,0 +1,82 @@
+"""Workflow instances: their rows, protocol numbers, and the open work an ending cancels."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+import sqlalchemy as sa
+
+from contracts.errors import ConcurrentModification
+from services.workflow.persistence import statements as q
+from services.workflow.persistence import tables as t
+from services.workflow.persistence.repositories import struct
+from services.workflow.persistence.write_buffer import Held, WriteBuffer
+from services.workflow.runtime.ports import InstanceRecord
+
+
+class SqlInstances:
+    """Implements ``runtime.ports.Instances``."""
+
+    def __init__(self, db: WriteBuffer) -> None:
+        self._db = db
+
+    async def next_protocol_number(self, prefix: str, year: int) -> int:
+        """Allocate the next number of a protocol series inside this transaction (no gaps).
+
+        One atomic upsert: concurrent first starts of a series cannot both insert, and the row
+        stays locked until commit, so numbers follow commit order.
+        """
+        statement = q.NEXT_PROTOCOL_NUMBER[self._db.dialect.name]
+        parameters = {"b_prefix": prefix, "b_year": year}
+        if self._db.hold:
+            rows = await self._db.begin_with(statement, parameters, t.protocol_counters)
+            if rows is not None:
+                return int(rows[0][0])
+        found = await self._db.via(t.protocol_counters).execute(statement, parameters)
+        return int(found.scalar_one())
+
+    async def add(self, record: InstanceRecord) -> None:
+        await self._db.write(q.INSERT_INSTANCE, msgspec.structs.asdict(record))
+
+    async def lock(self, instance_id: str) -> InstanceRecord | None:
+        # Held writes to other tables (a finished step's close) wait: the instance row is
+        # locked first (see ``WriteBuffer.flush``).
+        query = self._db.via(t.instances).execute(q.LOCK_INSTANCE, {"b_id": instance_id})
+        row = (await query).first()
+        return None if row is None else struct(InstanceRecord, row)
+
+    async def get(self, instance_id: str) -> InstanceRecord | None:
+        row = (await self._db.read(q.GET_INSTANCE, {"b_id": instance_id})).first()
+        return None if row is None else struct(InstanceRecord, row)
+
+    async def find_by_protocol(self, protocol: str) -> InstanceRecord | None:
+        row = (
+            await self._db.conn.execute(
+                sa.select(t.instances).where(t.instances.c.protocol == protocol)
+            )
+        ).first()
+        return None if row is None else struct(InstanceRecord, row)
+
+    async def update(self, record: InstanceRecord, *, expected_version: int) -> None:
+        values = msgspec.structs.asdict(record)
+        values.pop("id")
+        params = {**values, "b_id": record.id, "b_expected": expected_version}
+        if self._db.hold and not any(h.statement is q.INSERT_INSTANCE for h in self._db.held):
+            # Checked on the server when it is sent (with the COMMIT, usually).
+            self._db.held.append(Held(q.UPDATE_INSTANCE_CHECKED, params, record.id))
+            return
+        result = await self._db.conn.execute(q.UPDATE_INSTANCE, params)
+        if result.rowcount != 1:
+            raise ConcurrentModification(
+                "the instance changed since it was read",
+                instance_id=record.id,
+                expected_version=expected_version,
+            )
+
+    async def cancel_open_work(self, instance_id: str, now: datetime) -> None:
+        # Held back on PostgreSQL like the inserts: sent in order with them, so a step run
+        # scheduled by the same decision is cancelled too.
+        params = {"b_instance": instance_id, "b_now": now}
+        for statement in (q.CANCEL_OPEN_STEP_RUNS, q.CANCEL_OPEN_TASKS):
+            await self._db.write(statement, params)
