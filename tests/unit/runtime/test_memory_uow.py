@@ -24,6 +24,7 @@ from services.workflow.runtime.services.executor import Executor
 from services.workflow.runtime.services.legal_time import LegalTime
 from services.workflow.runtime.services.publishing import ModelCompiler
 from tests.fakes.memory_uow import MemoryDatabase, MemoryUnitOfWork
+from tests.fakes.telemetry import NoTelemetry
 
 FLOW = {
     "format": 1,
@@ -73,7 +74,7 @@ class Kit:
             clock=self.clock,
             ids=self.ids,
             compiler=ModelCompiler(known, rules, rules),
-            applier=Applier(self.ids, calendar, LegalTime(calendar, {})),
+            applier=Applier(self.ids, calendar, LegalTime(calendar, {}), telemetry=NoTelemetry()),
             zone=ZoneInfo("America/Sao_Paulo"),
         )
         self.handler = Double()
@@ -84,6 +85,7 @@ class Kit:
             handlers={"memory.double": self.handler},
             providers={},
             worker_id="w1",
+            telemetry=NoTelemetry(),
         )
 
     def uow(self) -> MemoryUnitOfWork:
