@@ -23,6 +23,7 @@ from services.workflow.definition.model import HUMAN_TYPES
 from services.workflow.runtime.kernel.effects import (
     CancelTimers,
     CloseTasks,
+    DeadLetter,
     Decision,
     EscalateTask,
     InstanceFinished,
@@ -133,7 +134,11 @@ class Applier:
         # event bumps it by exactly one, so no read of the last number is needed), and a number
         # already taken means this decision was made on a stale read of the instance — the
         # store reports that before anything else is written.
-        await uow.append_history_rows(record.id, self._history(state, event, decision, actor, now))
+        if not decision.unchanged:
+            logged = decision.logged or event
+            await uow.append_history_rows(
+                record.id, self._history(state, logged, decision, actor, now)
+            )
         # A migration that moves a waiting person's work to another node closes the old task and
         # opens one on the new node: the new one keeps when the work arrived (the past stays).
         carried: dict[str, datetime] = {}
@@ -148,12 +153,14 @@ class Applier:
                     effect.node_id,
                     effect.attempt_group,
                     effect.queue,
-                    "step",
+                    effect.kind,
                     model,
                     state,
                     now,
                     eager,
                     fresh=effect.fresh,
+                    attempt=effect.attempt,
+                    available_at=effect.available_at,
                 )
             elif isinstance(effect, RunCompensation):
                 await self._schedule(
@@ -250,6 +257,22 @@ class Applier:
                         correlation_id=record.id,
                     )
                 )
+            elif isinstance(effect, DeadLetter):
+                await uow.add_dead_letter(
+                    {
+                        "instance_id": record.id,
+                        "step_run_id": effect.step_run_id,
+                        "token_id": effect.token_id,
+                        "node_id": effect.node_id,
+                        "kind": effect.kind,
+                        "attempt_group": effect.attempt_group,
+                        "reason": effect.reason,
+                        "last_error": dict(effect.last_error),
+                        "payload": effect.payload,
+                        "attempts": effect.attempts,
+                        "created_at": now,
+                    }
+                )
             elif isinstance(effect, InstanceFinished):
                 await uow.cancel_open_work(record.id, now)
                 if record.due_at is not None or any(
@@ -258,6 +281,8 @@ class Applier:
                     # ``due_at`` is the instance's next pending timer: none pending, none to
                     # cancel (a timer this very decision started is still cancelled).
                     await uow.cancel_timers(record.id, None, None, None, None)
+        if decision.unchanged:
+            return record
         if not new:
             due = await self._next_due(uow, record, state, decision)
             updated = self._decided(record, state, now, due)
@@ -360,8 +385,16 @@ class Applier:
         eager: EagerClaim | None = None,
         *,
         fresh: bool = False,
+        attempt: int | None = None,
+        available_at: datetime | None = None,
     ) -> None:
-        previous = 0 if fresh else await uow.last_attempt(record.id, node_id, kind, attempt_group)
+        if attempt is not None:
+            previous = attempt - 1
+        elif fresh:
+            previous = 0
+        else:
+            previous = await uow.last_attempt(record.id, node_id, kind, attempt_group)
+        due = available_at or now
         take = (
             eager is not None
             and eager.taken is None
@@ -382,7 +415,7 @@ class Applier:
             status="scheduled",
             lease_owner=None,
             lease_expires_at=None,
-            available_at=now,
+            available_at=due,
             input=None,
             output=None,
             error=None,
@@ -407,7 +440,7 @@ class Applier:
             await uow.add_step_run(step)
             return
         await uow.add_step_run(step)
-        await uow.enqueue(step_topic(queue), step.id, {"step_run_id": step.id}, available_at=now)
+        await uow.enqueue(step_topic(queue), step.id, {"step_run_id": step.id}, available_at=due)
 
     @staticmethod
     async def _opened_at(

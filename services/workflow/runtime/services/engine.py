@@ -47,6 +47,7 @@ from services.workflow.runtime.services.applier import (
     decode_event,
     state_from_json,
 )
+from services.workflow.runtime.services.applying import Applied
 from services.workflow.runtime.services.human_tasks import TaskService
 from services.workflow.runtime.services.publishing import ModelCompiler, Publisher
 from services.workflow.runtime.services.views import history_entry, instance_view, task_view
@@ -210,9 +211,10 @@ class Engine:
                 row_version=0,
             )
             event = Started(at=now, input=dict(request.context), actor=actor_id)
-            record = await self._apply(
-                uow, record, model, initial_state(), event, request.actor, now, new=True
+            applied = await self.apply_in(
+                uow, record, model, initial_state(), event, actor=request.actor, now=now, new=True
             )
+            record = applied.record
             await uow.audit(
                 AuditEntry(
                     action="workflow.instance.started",
@@ -234,23 +236,29 @@ class Engine:
 
     # --- advancing ----------------------------------------------------------------------------
 
-    async def _apply(
+    async def apply_in(
         self,
         uow: UnitOfWork,
         record: InstanceRecord,
         model: CompiledModel,
         state: InstanceState,
         event: Event,
+        *,
         actor: Actor | None,
         now: datetime,
         eager: EagerClaim | None = None,
         new: bool = False,
-    ) -> InstanceRecord:
+    ) -> Applied:
+        """Decide ``event`` on ``state`` with ``model`` (the kernel's ``decide``) and write the
+        decision through the applier, inside the caller's unit of work (which commits).
+
+        ``new``: ``record`` is not stored yet (a start). A refused event raises before anything
+        is written."""
         decision = decide(model, state, event, now)
-        updated: InstanceRecord = await self._applier.apply(
+        updated = await self._applier.apply(
             uow, record, model, event, decision, actor=actor, now=now, eager=eager, new=new
         )
-        return updated
+        return Applied(updated, decision)
 
     async def advance(
         self,
@@ -279,7 +287,10 @@ class Engine:
                 event = make_event(record, state, now)
                 if before_apply is not None:
                     await before_apply(uow, record)
-                updated = await self._apply(uow, record, model, state, event, actor, now)
+                applied = await self.apply_in(
+                    uow, record, model, state, event, actor=actor, now=now
+                )
+                updated = applied.record
                 if before_commit is not None:
                     await before_commit(uow, updated)
                 if audit_action is not None and actor is not None:
@@ -400,7 +411,9 @@ class Engine:
                 timer_id=timer.timer_id,
             )
             try:
-                await self._apply(uow, record, model, state, event, Actor.system("timer"), now)
+                await self.apply_in(
+                    uow, record, model, state, event, actor=Actor.system("timer"), now=now
+                )
             except InvalidTransition:
                 # The token moved on before the timer fired (a race the tick lost): the timer
                 # is spent, nothing else changes.

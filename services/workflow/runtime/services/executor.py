@@ -40,12 +40,13 @@ from services.workflow.definition.model import (
     ValidationNode,
     node_type,
 )
+from services.workflow.runtime.kernel.effects import ScheduleStep
 from services.workflow.runtime.kernel.events import (
     CompensationDone,
+    StepFailed,
     StepFailedTerminal,
     StepSucceeded,
 )
-from services.workflow.runtime.kernel.naming import backoff, step_topic
 from services.workflow.runtime.kernel.state import TERMINAL
 from services.workflow.runtime.ports import (
     ClaimLost,
@@ -392,16 +393,17 @@ class Executor:
                 # before writing anything: the step result is recorded, the instance left as is.
                 # (On a snapshot, the refusal rolls back and is decided again on the locked row.)
                 with contextlib.suppress(*(() if snapshot else (InvalidTransition,))):
-                    updated = await self._engine._apply(
+                    applied = await self._engine.apply_in(
                         uow,
                         record,
                         model,
                         state,
                         event,
-                        Actor.system(self.worker_id),
-                        now,
+                        actor=Actor.system(self.worker_id),
+                        now=now,
                         eager=eager,
                     )
+                    updated = applied.record
             await uow.commit()
         return updated, model
 
@@ -499,8 +501,6 @@ class Executor:
         owner: str | None = None,
         expired_only: bool = False,
     ) -> str:
-        node = model.nodes[step.node_id]
-        policy = node.failure
         info = error_info(exc)
         if isinstance(exc, TimeoutError):
             info["code"] = "timeout"
@@ -510,6 +510,9 @@ class Executor:
             return await self._reject(step, model, _Rejected("not_retryable"))
         now = self._clock.now()
         async with self._uow() as uow:
+            # The instance first, as everywhere an event is applied (cancelling it closes its
+            # step runs under the same lock).
+            record = await uow.lock_instance(step.instance_id)
             current = await uow.get_step_run(step.id)
             if (
                 current is None
@@ -521,75 +524,37 @@ class Executor:
                 )
             ):
                 return "lease_lost"
+            assert record is not None, "a step run always belongs to an instance"
             # An operator's retry (after a rejection) or reprocess (after a dead letter) starts
             # a fresh budget of max_attempts; the attempt numbers and the key go on unchanged.
             used = step.attempt - await uow.budget_start(
                 step.instance_id, step.node_id, step.kind, step.attempt_group
             )
-            retry = used < policy.max_attempts
             await uow.update_step_run(step.id, status="failed", error=info, finished_at=now)
-            if retry:
-                due = now + backoff(policy, used, step.idempotency_key)
-                nxt = msgspec.structs.replace(
-                    step,
-                    id=str(self._engine._ids.new_id()),
-                    attempt=step.attempt + 1,
-                    status="scheduled",
-                    lease_owner=None,
-                    lease_expires_at=None,
-                    available_at=due,
-                    input=None,
-                    output=None,
-                    error=None,
-                    checkpoint=None,
-                    created_at=now,
-                    started_at=None,
-                    finished_at=None,
-                )
-                await uow.add_step_run(nxt)
-                await uow.enqueue(
-                    step_topic(step.queue), nxt.id, {"step_run_id": nxt.id}, available_at=due
-                )
-                outcome = "retry_scheduled"
-            else:
-                await uow.add_dead_letter(
-                    {
-                        "instance_id": step.instance_id,
-                        "step_run_id": step.id,
-                        "token_id": step.token_id,
-                        "node_id": step.node_id,
-                        "kind": step.kind,
-                        "attempt_group": step.attempt_group,
-                        "reason": "retry_ceiling",
-                        "last_error": info,
-                        "payload": step.input,
-                        "attempts": used,
-                        "created_at": now,
-                    }
-                )
-                outcome = "dead_letter"
-                if step.kind == "step":
-                    record = await uow.lock_instance(step.instance_id)
-                    assert record is not None
-                    state = state_from_json(record.state)
-                    terminal = StepFailedTerminal(
-                        at=now,
-                        token_id=step.token_id,
-                        node_id=step.node_id,
-                        attempt_group=step.attempt_group,
-                        reason_code=str(info.get("code", "retry_ceiling")),
-                        kind="exhausted",
-                    )
-                    with contextlib.suppress(InvalidTransition):
-                        await self._engine._apply(
-                            uow,
-                            record,
-                            model,
-                            state,
-                            terminal,
-                            Actor.system(self.worker_id),
-                            now,
-                        )
+            failed = StepFailed(
+                at=now,
+                token_id=step.token_id,
+                node_id=step.node_id,
+                attempt_group=step.attempt_group,
+                kind="compensation" if step.kind == "compensation" else "step",
+                step_run_id=step.id,
+                queue=step.queue,
+                attempt=step.attempt,
+                used=used,
+                idempotency_key=step.idempotency_key,
+                error=info,
+                payload=step.input,
+            )
+            applied = await self._engine.apply_in(
+                uow,
+                record,
+                model,
+                state_from_json(record.state),
+                failed,
+                actor=Actor.system(self.worker_id),
+                now=now,
+            )
             await uow.commit()
         self._engine.wakeup()
-        return outcome
+        retried = any(isinstance(e, ScheduleStep) for e in applied.decision.effects)
+        return "retry_scheduled" if retried else "dead_letter"
