@@ -7,8 +7,6 @@ through the outbox.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,7 +17,6 @@ from contracts.workflow.types import SubjectRef, TransitionEvent
 from services.workflow import metrics
 from services.workflow.calendar import Calendar
 from services.workflow.definition import CompiledModel
-from services.workflow.definition.model import HUMAN_TYPES
 from services.workflow.runtime.kernel.effects import (
     CancelTimers,
     CloseTasks,
@@ -41,10 +38,11 @@ from services.workflow.runtime.ports import (
     HistoryRecord,
     InstanceRecord,
     StepRunRecord,
-    TaskRecord,
-    TimerRecord,
     UnitOfWork,
 )
+from services.workflow.runtime.services.applier_tasks import FormPinner, TaskWriter
+from services.workflow.runtime.services.applier_timers import TimerWriter
+from services.workflow.runtime.services.applying import EagerClaim
 from services.workflow.runtime.services.legal_time import LegalTime
 
 HISTORY_STRIDE = 1000
@@ -75,26 +73,6 @@ def public_status(state: InstanceState) -> str:
     return state.status
 
 
-FormPinner = Callable[[UnitOfWork, str], Awaitable[str]]
-
-
-@dataclass
-class EagerClaim:
-    """Lets the worker that finishes a step take the next one in the same transaction.
-
-    The first step this decision schedules on one of ``queues`` is written already claimed
-    (``running``, leased to ``owner``) and without an outbox row: the worker runs it right after
-    the commit, with no relay or broker hop. If the worker dies, the lease expires and the
-    sweeper recovers it like any other interrupted step. Only first attempts are taken (a later
-    attempt needs its checkpoint and reconciliation, which the normal claim provides).
-    """
-
-    owner: str
-    queues: frozenset[str]
-    lease_margin: timedelta
-    taken: StepRunRecord | None = None
-
-
 class Applier:
     pin_form: FormPinner | None = None
     """Turns a task's ``form`` reference into the exact ``key@version`` published when the task
@@ -104,6 +82,8 @@ class Applier:
         self._ids = ids
         self._calendar = calendar
         self._legal = legal or LegalTime(calendar, {})
+        self._tasks = TaskWriter(self._legal)
+        self._timers = TimerWriter(calendar, self._legal)
 
     def _id(self) -> str:
         return str(self._ids.new_id())
@@ -126,7 +106,8 @@ class Applier:
         state = decision.new_state
         if new:
             first_due = min(
-                (self._due(e) for e in decision.effects if isinstance(e, StartTimer)), default=None
+                (self._timers.due(e) for e in decision.effects if isinstance(e, StartTimer)),
+                default=None,
             )
             updated = self._decided(record, state, now, first_due)
             await uow.add_instance(updated)
@@ -177,10 +158,12 @@ class Applier:
                 )
             elif isinstance(effect, OpenTask):
                 since = carried.pop(effect.token_id, now)
-                await self._open_task(uow, record, model, effect, now, since)
+                await self._tasks.open(
+                    uow, record, model, effect, now, since, self._id(), self.pin_form
+                )
             elif isinstance(effect, CloseTasks):
                 if effect.reason == "migrated":
-                    carried.update(await self._opened_at(uow, record.id, effect))
+                    carried.update(await self._tasks.opened_at(uow, record.id, effect))
                 await uow.close_tasks(
                     record.id,
                     effect.token_id,
@@ -190,54 +173,9 @@ class Applier:
                     now=now,
                 )
             elif isinstance(effect, EscalateTask):
-                await uow.escalate_tasks(
-                    record.id, effect.token_id, effect.node_id, effect.attempt_group, effect.queue
-                )
-                await uow.audit(
-                    AuditEntry(
-                        action="workflow.task.escalated",
-                        object_type="workflow_instance",
-                        object_id=record.id,
-                        actor=Actor.system("timer"),
-                        after={"node": effect.node_id, "queue": effect.queue},
-                        correlation_id=record.id,
-                    )
-                )
+                await self._tasks.escalate(uow, record, effect)
             elif isinstance(effect, StartTimer):
-                due_at = None
-                if effect.rule is None:
-                    business = effect.due_at is None and effect.business_days is not None
-                    calendar = await self._legal.current(uow) if business else None
-                    due_at = self._due(effect, calendar)
-                if effect.rule is not None:
-                    legal = await self._legal.due(
-                        uow,
-                        record.id,
-                        effect.timer_id,
-                        effect.rule,
-                        effect.starts_at,
-                        extension=effect.extension,
-                        filed_at=record.started_at,
-                    )
-                    due_at = legal.due_at
-                    await uow.audit(
-                        self._legal.audit(record.id, effect.node_id, effect.timer_id, legal)
-                    )
-                    await self._legal.track(uow, record.id, effect.timer_id, legal, now)
-                assert due_at is not None
-                await uow.add_timer(
-                    TimerRecord(
-                        id=self._id(),
-                        instance_id=record.id,
-                        token_id=effect.token_id,
-                        node_id=effect.node_id,
-                        timer_id=effect.timer_id,
-                        attempt_group=effect.attempt_group,
-                        due_at=due_at,
-                        status="pending",
-                        fired_at=None,
-                    )
-                )
+                await self._timers.start(uow, record, effect, now, self._id)
             elif isinstance(effect, CancelTimers):
                 await uow.cancel_timers(
                     record.id,
@@ -284,7 +222,7 @@ class Applier:
         if decision.unchanged:
             return record
         if not new:
-            due = await self._next_due(uow, record, state, decision)
+            due = await self._timers.next_due(uow, record, state, decision)
             updated = self._decided(record, state, now, due)
             await uow.update_instance(updated, expected_version=record.row_version)
         if updated.ended_at is not None and record.ended_at is None:
@@ -344,31 +282,6 @@ class Applier:
                     )
                 )
         return history
-
-    async def _next_due(
-        self, uow: UnitOfWork, record: InstanceRecord, state: InstanceState, decision: Decision
-    ) -> datetime | None:
-        """The instance's next pending timer, read only when its timers may have changed."""
-        if state.status in TERMINAL:
-            return None  # InstanceFinished cancelled every timer
-        changed = any(
-            isinstance(e, StartTimer | CancelTimers | InstanceFinished) for e in decision.effects
-        )
-        if record.due_at is None and not changed:
-            return None
-        return await uow.next_timer_due(record.id)
-
-    def _due(self, effect: StartTimer, calendar: Calendar | None = None) -> datetime:
-        """A timer's due instant; ``business_days`` count on ``calendar`` (the jurisdiction's
-        current stored version; the one built at boot where none is given)."""
-        if effect.due_at is not None:
-            return effect.due_at
-        if effect.rule is not None:
-            return self._legal.count(effect.rule, effect.starts_at).due_at
-        assert effect.business_days is not None
-        cal = calendar or self._calendar
-        start = cal.local_date(effect.starts_at)
-        return cal.end_of_day(cal.add_business_days(start, effect.business_days))
 
     async def _schedule(
         self,
@@ -441,130 +354,6 @@ class Applier:
             return
         await uow.add_step_run(step)
         await uow.enqueue(step_topic(queue), step.id, {"step_run_id": step.id}, available_at=due)
-
-    @staticmethod
-    async def _opened_at(
-        uow: UnitOfWork, instance_id: str, effect: CloseTasks
-    ) -> dict[str, datetime]:
-        """When the token's still-open task at the node was created (nothing if none is open)."""
-        opened = [
-            t.created_at
-            for t in await uow.tasks(instance_id)
-            if (t.token_id, t.node_id, t.attempt_group)
-            == (effect.token_id, effect.node_id, effect.attempt_group)
-            and t.status in ("ready", "claimed")
-        ]
-        return {effect.token_id: min(opened)} if opened else {}
-
-    async def _open_task(
-        self,
-        uow: UnitOfWork,
-        record: InstanceRecord,
-        model: CompiledModel,
-        effect: OpenTask,
-        now: datetime,
-        since: datetime,
-    ) -> None:
-        node = model.nodes[effect.node_id]
-        name = node.name or effect.node_id
-        if effect.kind == "pending":
-            name = f"Pending: {name}"
-        task_id = self._id()
-        form = effect.form
-        if form is not None and self.pin_form is not None:
-            form = await self.pin_form(uow, form)
-        await uow.add_task(
-            TaskRecord(
-                id=task_id,
-                instance_id=record.id,
-                token_id=effect.token_id,
-                node_id=effect.node_id,
-                attempt_group=effect.attempt_group,
-                name=name,
-                queue=effect.queue,
-                assignee=None,
-                status="ready",
-                form=form,
-                outcomes=list(effect.outcomes),
-                priority=effect.priority,
-                data=None,
-                outcome=None,
-                completed_by=None,
-                due_at=await self._sla(uow, record, model, effect, now),
-                created_at=since,
-                claimed_at=None,
-                completed_at=None,
-            )
-        )
-        await uow.audit(
-            AuditEntry(
-                action="workflow.task.opened",
-                object_type="workflow_task",
-                object_id=task_id,
-                actor=Actor.system("engine"),
-                after={
-                    "instance": record.id,
-                    "node": effect.node_id,
-                    "queue": effect.queue,
-                    "kind": effect.kind,
-                    "human": isinstance(node, HUMAN_TYPES),
-                    **({"priority_error": effect.priority_error} if effect.priority_error else {}),
-                },
-                correlation_id=record.id,
-            )
-        )
-        if effect.priority_rule is not None:
-            await uow.audit(
-                AuditEntry(
-                    action="workflow.task.prioritised",
-                    object_type="workflow_task",
-                    object_id=task_id,
-                    actor=Actor.system("rules"),
-                    after={
-                        "priority": effect.priority,
-                        "previous_priority": 0,
-                        "rule": effect.priority_rule,
-                        "reason": f"set by rule {effect.priority_rule}",
-                    },
-                    reason=f"set by rule {effect.priority_rule}",
-                    correlation_id=record.id,
-                )
-            )
-
-    async def _sla(
-        self,
-        uow: UnitOfWork,
-        record: InstanceRecord,
-        model: CompiledModel,
-        effect: OpenTask,
-        now: datetime,
-    ) -> datetime | None:
-        """A task is due when its first boundary timer fires: that is the SLA the inbox sorts
-        and filters on (pending tasks have none)."""
-        node = model.nodes[effect.node_id]
-        if effect.kind != "task" or not isinstance(node, HUMAN_TYPES):
-            return None
-        dues = []
-        for timer in node.timers:
-            duration = model.timer_durations.get((node.id, timer.id))
-            if duration is not None:
-                dues.append(now + duration)
-            elif timer.deadline is not None:
-                legal = await self._legal.due(
-                    uow,
-                    record.id,
-                    timer.id,
-                    timer.deadline.rule,
-                    now,
-                    extension=timer.deadline.extension,
-                    filed_at=record.started_at,
-                )
-                dues.append(legal.due_at)
-            elif timer.business_days is not None:
-                cal = await self._legal.current(uow)
-                start = cal.local_date(now)
-                dues.append(cal.end_of_day(cal.add_business_days(start, timer.business_days)))
-        return min(dues, default=None)
 
     async def _announce(
         self,
