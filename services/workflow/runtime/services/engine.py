@@ -12,31 +12,16 @@ from typing import Any
 
 from contracts.errors import InvalidTransition, NotFound, ValidationFailed
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen
-from contracts.workflow.types import (
-    InstanceView,
-    StartRequest,
-    TaskView,
-)
+from contracts.workflow.types import InstanceView, StartRequest, TaskView
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.messages import N_
-from services.workflow.runtime.kernel.events import (
-    Cancelled,
-    Event,
-    Signalled,
-    Started,
-)
+from services.workflow.runtime.kernel.events import Cancelled, Event, Signalled, Started
 from services.workflow.runtime.kernel.limits import DEFAULT_MAX_CONTEXT_BYTES, check_context_size
 from services.workflow.runtime.kernel.naming import protocol_number, protocol_year
 from services.workflow.runtime.kernel.state import InstanceState, initial_state
 from services.workflow.runtime.kernel.transitions import decide
-from services.workflow.runtime.ports import (
-    InstanceRecord,
-    UnitOfWork,
-)
-from services.workflow.runtime.services.applier import (
-    Applier,
-    state_from_json,
-)
+from services.workflow.runtime.ports import InstanceRecord, UnitOfWork
+from services.workflow.runtime.services.applier import Applier, state_from_json
 from services.workflow.runtime.services.applying import Applied, EagerClaim
 from services.workflow.runtime.services.dead_letter_actions import DeadLetterActions
 from services.workflow.runtime.services.engine_reads import EngineReads
