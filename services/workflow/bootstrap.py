@@ -228,7 +228,7 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         ids=ids,
         guard=guard,
         compiler=compiler,
-        applier=engine_applier,
+        apply_in=engine.apply_in,
         wakeup=lambda: engine.wakeup(),
     )
     engine.human = tasks

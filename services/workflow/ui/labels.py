@@ -64,6 +64,7 @@ EVENTS: Mapping[str, str] = {
     "started": N_("Case started"),
     "step_succeeded": N_("Step done"),
     "step_failed": N_("Step failed"),
+    "step_attempt_failed": N_("Step attempt failed"),
     "task_completed": N_("Task completed"),
     "timer_fired": N_("Deadline reached"),
     "cancelled": N_("Case cancelled"),

@@ -8,12 +8,13 @@ The order of ``Decision.effects`` is meaningful: it is the order things happened
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import msgspec
 
 from services.workflow.definition.model import Policy
 
+from .events import Event
 from .state import InstanceState
 
 
@@ -35,6 +36,11 @@ class ScheduleStep(_Effect, tag="schedule_step", frozen=True, kw_only=True):
     fresh: bool = False
     """The token entered the node anew: ``attempt_group`` is new, so no attempt of it exists yet
     (the unique attempt constraint backs this up). A retry or reprocess leaves it false."""
+    kind: Literal["step", "compensation"] = "step"
+    attempt: int | None = None
+    """A retry's attempt number (``None``: one more than the last attempt stored)."""
+    available_at: datetime | None = None
+    """When a retry may run (its backoff); ``None``: at once."""
 
 
 class OpenTask(_Effect, tag="open_task", frozen=True, kw_only=True):
@@ -130,6 +136,21 @@ class Transitioned(_Effect, tag="transitioned", frozen=True, kw_only=True):
     cause: str
 
 
+class DeadLetter(_Effect, tag="dead_letter", frozen=True, kw_only=True):
+    """A step (or compensation) used up its attempts: park it for an operator, who may
+    reprocess or abandon it. ``last_error`` and ``payload`` are the last attempt's."""
+
+    step_run_id: str
+    token_id: str
+    node_id: str
+    kind: str
+    attempt_group: int
+    attempts: int
+    reason: str = "retry_ceiling"
+    last_error: dict[str, Any] = {}
+    payload: dict[str, Any] | None = None
+
+
 class InstanceFinished(_Effect, tag="instance_finished", frozen=True, kw_only=True):
     status: str
     reason_code: str | None = None
@@ -147,6 +168,7 @@ Effect: TypeAlias = (
     | VoteRecorded
     | Transitioned
     | InstanceFinished
+    | DeadLetter
 )
 
 
@@ -155,3 +177,10 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True):
 
     new_state: InstanceState
     effects: tuple[Effect, ...]
+    logged: Event | None = None
+    """The event the instance's log keeps when it is not the decided one (a ``StepFailed``
+    out of attempts is logged as the ``StepFailedTerminal`` it became)."""
+    unchanged: bool = False
+    """The instance itself does not change (a retry, a compensation's dead letter, a failure
+    the instance had already moved past): nothing is logged, the row is not written, only the
+    effects are applied."""

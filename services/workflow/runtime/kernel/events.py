@@ -48,6 +48,30 @@ class StepFailedTerminal(_Event, tag="step_failed", frozen=True, kw_only=True):
     kind: Literal["exhausted", "rejected"] = "exhausted"
 
 
+class StepFailed(_Event, tag="step_attempt_failed", frozen=True, kw_only=True):
+    """One attempt of a step (``kind`` ``step``) or of a compensation failed in a way a retry
+    may fix. ``decide()`` answers with a retry (``ScheduleStep`` with the next ``attempt`` and
+    its backoff) while ``used`` is under the node's ``max_attempts``, else with a
+    ``DeadLetter`` (and, for a step, the ``StepFailedTerminal`` the log keeps). The event itself
+    is never logged: a retry changes nothing on the instance.
+
+    ``used`` counts the attempts of the current budget (an operator's retry or reprocess starts
+    a fresh one); ``error`` is what is kept of the failure (type and codes, no free text) and
+    ``payload`` the failed attempt's input, both for the dead letter."""
+
+    token_id: str
+    node_id: str
+    attempt_group: int
+    kind: Literal["step", "compensation"] = "step"
+    step_run_id: str
+    queue: str
+    attempt: int
+    used: int
+    idempotency_key: str
+    error: dict[str, Any] = {}
+    payload: dict[str, Any] | None = None
+
+
 class TaskCompleted(_Event, tag="task_completed", frozen=True, kw_only=True):
     """A person completed a human task (``outcome`` for tasks with outcomes, else null), or an
     operator resolved a pending task (``outcome`` ``retry`` or ``fail``)."""
@@ -153,6 +177,7 @@ Event: TypeAlias = (
     Started
     | StepSucceeded
     | StepFailedTerminal
+    | StepFailed
     | TaskCompleted
     | TimerFired
     | Cancelled

@@ -28,12 +28,14 @@ from .events import (
     Reprocessed,
     Signalled,
     Started,
+    StepFailed,
     StepFailedTerminal,
     StepSucceeded,
     TaskCompleted,
     TimerFired,
 )
 from .guards import addressed_token, check_keys, refuse
+from .retries import attempt_failed
 from .state import TERMINAL, InstanceState, Token, initial_state
 from .steps import abandoned, reprocessed, step_failed, step_succeeded
 from .task_rules import signalled, task_completed, timer_fired
@@ -135,10 +137,14 @@ def decide(model: CompiledModel, state: InstanceState, event: Event, now: dateti
 
     ``now`` must be the event's ``at`` (the engine reads its clock once and records it in the
     event), so replaying the log reproduces due dates exactly. The new state's ``version`` is
-    the old one plus one; refused events raise and change nothing.
+    the old one plus one; refused events raise and change nothing. A :class:`StepFailed`
+    decides a retry or a dead letter whatever the instance's status (a retry changes nothing
+    on it; the claim skips the steps of a finished instance).
     """
     if event.at != now:
         raise ValueError("decide() needs now == event.at so the event log replays exactly")
+    if isinstance(event, StepFailed):
+        return attempt_failed(model, state, event, decide)
     if state.status in TERMINAL:
         refuse("instance_finished", state, event)
     if state.status == "created" and not isinstance(event, Started):

@@ -7,8 +7,6 @@ through the outbox.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -18,10 +16,10 @@ from contracts.kernel import Actor, AuditEntry, IdGen
 from contracts.workflow.types import SubjectRef, TransitionEvent
 from services.workflow.calendar import Calendar
 from services.workflow.definition import CompiledModel
-from services.workflow.definition.model import HUMAN_TYPES
 from services.workflow.runtime.kernel.effects import (
     CancelTimers,
     CloseTasks,
+    DeadLetter,
     Decision,
     EscalateTask,
     InstanceFinished,
@@ -39,11 +37,12 @@ from services.workflow.runtime.ports import (
     HistoryRecord,
     InstanceRecord,
     StepRunRecord,
-    TaskRecord,
-    TimerRecord,
     UnitOfWork,
 )
 from services.workflow.runtime.ports.telemetry import Telemetry
+from services.workflow.runtime.services.applier_tasks import FormPinner, TaskWriter
+from services.workflow.runtime.services.applier_timers import TimerWriter
+from services.workflow.runtime.services.applying import EagerClaim
 from services.workflow.runtime.services.legal_time import LegalTime
 
 HISTORY_STRIDE = 1000
@@ -74,26 +73,6 @@ def public_status(state: InstanceState) -> str:
     return state.status
 
 
-FormPinner = Callable[[UnitOfWork, str], Awaitable[str]]
-
-
-@dataclass
-class EagerClaim:
-    """Lets the worker that finishes a step take the next one in the same transaction.
-
-    The first step this decision schedules on one of ``queues`` is written already claimed
-    (``running``, leased to ``owner``) and without an outbox row: the worker runs it right after
-    the commit, with no relay or broker hop. If the worker dies, the lease expires and the
-    sweeper recovers it like any other interrupted step. Only first attempts are taken (a later
-    attempt needs its checkpoint and reconciliation, which the normal claim provides).
-    """
-
-    owner: str
-    queues: frozenset[str]
-    lease_margin: timedelta
-    taken: StepRunRecord | None = None
-
-
 class Applier:
     pin_form: FormPinner | None = None
     """Turns a task's ``form`` reference into the exact ``key@version`` published when the task
@@ -111,6 +90,8 @@ class Applier:
         self._telemetry = telemetry
         self._calendar = calendar
         self._legal = legal or LegalTime(calendar, {})
+        self._tasks = TaskWriter(self._legal)
+        self._timers = TimerWriter(calendar, self._legal)
 
     def _id(self) -> str:
         return str(self._ids.new_id())
@@ -133,7 +114,8 @@ class Applier:
         state = decision.new_state
         if new:
             first_due = min(
-                (self._due(e) for e in decision.effects if isinstance(e, StartTimer)), default=None
+                (self._timers.due(e) for e in decision.effects if isinstance(e, StartTimer)),
+                default=None,
             )
             updated = self._decided(record, state, now, first_due)
             await uow.instances.add(updated)
@@ -141,7 +123,11 @@ class Applier:
         # event bumps it by exactly one, so no read of the last number is needed), and a number
         # already taken means this decision was made on a stale read of the instance — the
         # store reports that before anything else is written.
-        await uow.history.append_rows(record.id, self._history(state, event, decision, actor, now))
+        if not decision.unchanged:
+            logged = decision.logged or event
+            await uow.history.append_rows(
+                record.id, self._history(state, logged, decision, actor, now)
+            )
         # A migration that moves a waiting person's work to another node closes the old task and
         # opens one on the new node: the new one keeps when the work arrived (the past stays).
         carried: dict[str, datetime] = {}
@@ -156,12 +142,14 @@ class Applier:
                     effect.node_id,
                     effect.attempt_group,
                     effect.queue,
-                    "step",
+                    effect.kind,
                     model,
                     state,
                     now,
                     eager,
                     fresh=effect.fresh,
+                    attempt=effect.attempt,
+                    available_at=effect.available_at,
                 )
             elif isinstance(effect, RunCompensation):
                 await self._schedule(
@@ -178,10 +166,12 @@ class Applier:
                 )
             elif isinstance(effect, OpenTask):
                 since = carried.pop(effect.token_id, now)
-                await self._open_task(uow, record, model, effect, now, since)
+                await self._tasks.open(
+                    uow, record, model, effect, now, since, self._id(), self.pin_form
+                )
             elif isinstance(effect, CloseTasks):
                 if effect.reason == "migrated":
-                    carried.update(await self._opened_at(uow, record.id, effect))
+                    carried.update(await self._tasks.opened_at(uow, record.id, effect))
                 await uow.tasks.close(
                     record.id,
                     effect.token_id,
@@ -191,54 +181,9 @@ class Applier:
                     now=now,
                 )
             elif isinstance(effect, EscalateTask):
-                await uow.tasks.escalate(
-                    record.id, effect.token_id, effect.node_id, effect.attempt_group, effect.queue
-                )
-                await uow.audit.append(
-                    AuditEntry(
-                        action="workflow.task.escalated",
-                        object_type="workflow_instance",
-                        object_id=record.id,
-                        actor=Actor.system("timer"),
-                        after={"node": effect.node_id, "queue": effect.queue},
-                        correlation_id=record.id,
-                    )
-                )
+                await self._tasks.escalate(uow, record, effect)
             elif isinstance(effect, StartTimer):
-                due_at = None
-                if effect.rule is None:
-                    business = effect.due_at is None and effect.business_days is not None
-                    calendar = await self._legal.current(uow) if business else None
-                    due_at = self._due(effect, calendar)
-                if effect.rule is not None:
-                    legal = await self._legal.due(
-                        uow,
-                        record.id,
-                        effect.timer_id,
-                        effect.rule,
-                        effect.starts_at,
-                        extension=effect.extension,
-                        filed_at=record.started_at,
-                    )
-                    due_at = legal.due_at
-                    await uow.audit.append(
-                        self._legal.audit(record.id, effect.node_id, effect.timer_id, legal)
-                    )
-                    await self._legal.track(uow, record.id, effect.timer_id, legal, now)
-                assert due_at is not None
-                await uow.timers.add(
-                    TimerRecord(
-                        id=self._id(),
-                        instance_id=record.id,
-                        token_id=effect.token_id,
-                        node_id=effect.node_id,
-                        timer_id=effect.timer_id,
-                        attempt_group=effect.attempt_group,
-                        due_at=due_at,
-                        status="pending",
-                        fired_at=None,
-                    )
-                )
+                await self._timers.start(uow, record, effect, now, self._id)
             elif isinstance(effect, CancelTimers):
                 await uow.timers.cancel(
                     record.id,
@@ -258,6 +203,22 @@ class Applier:
                         correlation_id=record.id,
                     )
                 )
+            elif isinstance(effect, DeadLetter):
+                await uow.dead_letters.add(
+                    {
+                        "instance_id": record.id,
+                        "step_run_id": effect.step_run_id,
+                        "token_id": effect.token_id,
+                        "node_id": effect.node_id,
+                        "kind": effect.kind,
+                        "attempt_group": effect.attempt_group,
+                        "reason": effect.reason,
+                        "last_error": dict(effect.last_error),
+                        "payload": effect.payload,
+                        "attempts": effect.attempts,
+                        "created_at": now,
+                    }
+                )
             elif isinstance(effect, InstanceFinished):
                 await uow.instances.cancel_open_work(record.id, now)
                 if record.due_at is not None or any(
@@ -266,8 +227,10 @@ class Applier:
                     # ``due_at`` is the instance's next pending timer: none pending, none to
                     # cancel (a timer this very decision started is still cancelled).
                     await uow.timers.cancel(record.id, None, None, None, None)
+        if decision.unchanged:
+            return record
         if not new:
-            due = await self._next_due(uow, record, state, decision)
+            due = await self._timers.next_due(uow, record, state, decision)
             updated = self._decided(record, state, now, due)
             await uow.instances.update(updated, expected_version=record.row_version)
         if updated.ended_at is not None and record.ended_at is None:
@@ -328,31 +291,6 @@ class Applier:
                 )
         return history
 
-    async def _next_due(
-        self, uow: UnitOfWork, record: InstanceRecord, state: InstanceState, decision: Decision
-    ) -> datetime | None:
-        """The instance's next pending timer, read only when its timers may have changed."""
-        if state.status in TERMINAL:
-            return None  # InstanceFinished cancelled every timer
-        changed = any(
-            isinstance(e, StartTimer | CancelTimers | InstanceFinished) for e in decision.effects
-        )
-        if record.due_at is None and not changed:
-            return None
-        return await uow.timers.next_due(record.id)
-
-    def _due(self, effect: StartTimer, calendar: Calendar | None = None) -> datetime:
-        """A timer's due instant; ``business_days`` count on ``calendar`` (the jurisdiction's
-        current stored version; the one built at boot where none is given)."""
-        if effect.due_at is not None:
-            return effect.due_at
-        if effect.rule is not None:
-            return self._legal.count(effect.rule, effect.starts_at).due_at
-        assert effect.business_days is not None
-        cal = calendar or self._calendar
-        start = cal.local_date(effect.starts_at)
-        return cal.end_of_day(cal.add_business_days(start, effect.business_days))
-
     async def _schedule(
         self,
         uow: UnitOfWork,
@@ -368,10 +306,16 @@ class Applier:
         eager: EagerClaim | None = None,
         *,
         fresh: bool = False,
+        attempt: int | None = None,
+        available_at: datetime | None = None,
     ) -> None:
-        previous = (
-            0 if fresh else await uow.steps.last_attempt(record.id, node_id, kind, attempt_group)
-        )
+        if attempt is not None:
+            previous = attempt - 1
+        elif fresh:
+            previous = 0
+        else:
+            previous = await uow.steps.last_attempt(record.id, node_id, kind, attempt_group)
+        due = available_at or now
         take = (
             eager is not None
             and eager.taken is None
@@ -392,7 +336,7 @@ class Applier:
             status="scheduled",
             lease_owner=None,
             lease_expires_at=None,
-            available_at=now,
+            available_at=due,
             input=None,
             output=None,
             error=None,
@@ -418,132 +362,8 @@ class Applier:
             return
         await uow.steps.add(step)
         await uow.outbox.enqueue(
-            step_topic(queue), step.id, {"step_run_id": step.id}, available_at=now
+            step_topic(queue), step.id, {"step_run_id": step.id}, available_at=due
         )
-
-    @staticmethod
-    async def _opened_at(
-        uow: UnitOfWork, instance_id: str, effect: CloseTasks
-    ) -> dict[str, datetime]:
-        """When the token's still-open task at the node was created (nothing if none is open)."""
-        opened = [
-            t.created_at
-            for t in await uow.tasks.of(instance_id)
-            if (t.token_id, t.node_id, t.attempt_group)
-            == (effect.token_id, effect.node_id, effect.attempt_group)
-            and t.status in ("ready", "claimed")
-        ]
-        return {effect.token_id: min(opened)} if opened else {}
-
-    async def _open_task(
-        self,
-        uow: UnitOfWork,
-        record: InstanceRecord,
-        model: CompiledModel,
-        effect: OpenTask,
-        now: datetime,
-        since: datetime,
-    ) -> None:
-        node = model.nodes[effect.node_id]
-        name = node.name or effect.node_id
-        if effect.kind == "pending":
-            name = f"Pending: {name}"
-        task_id = self._id()
-        form = effect.form
-        if form is not None and self.pin_form is not None:
-            form = await self.pin_form(uow, form)
-        await uow.tasks.add(
-            TaskRecord(
-                id=task_id,
-                instance_id=record.id,
-                token_id=effect.token_id,
-                node_id=effect.node_id,
-                attempt_group=effect.attempt_group,
-                name=name,
-                queue=effect.queue,
-                assignee=None,
-                status="ready",
-                form=form,
-                outcomes=list(effect.outcomes),
-                priority=effect.priority,
-                data=None,
-                outcome=None,
-                completed_by=None,
-                due_at=await self._sla(uow, record, model, effect, now),
-                created_at=since,
-                claimed_at=None,
-                completed_at=None,
-            )
-        )
-        await uow.audit.append(
-            AuditEntry(
-                action="workflow.task.opened",
-                object_type="workflow_task",
-                object_id=task_id,
-                actor=Actor.system("engine"),
-                after={
-                    "instance": record.id,
-                    "node": effect.node_id,
-                    "queue": effect.queue,
-                    "kind": effect.kind,
-                    "human": isinstance(node, HUMAN_TYPES),
-                    **({"priority_error": effect.priority_error} if effect.priority_error else {}),
-                },
-                correlation_id=record.id,
-            )
-        )
-        if effect.priority_rule is not None:
-            await uow.audit.append(
-                AuditEntry(
-                    action="workflow.task.prioritised",
-                    object_type="workflow_task",
-                    object_id=task_id,
-                    actor=Actor.system("rules"),
-                    after={
-                        "priority": effect.priority,
-                        "previous_priority": 0,
-                        "rule": effect.priority_rule,
-                        "reason": f"set by rule {effect.priority_rule}",
-                    },
-                    reason=f"set by rule {effect.priority_rule}",
-                    correlation_id=record.id,
-                )
-            )
-
-    async def _sla(
-        self,
-        uow: UnitOfWork,
-        record: InstanceRecord,
-        model: CompiledModel,
-        effect: OpenTask,
-        now: datetime,
-    ) -> datetime | None:
-        """A task is due when its first boundary timer fires: that is the SLA the inbox sorts
-        and filters on (pending tasks have none)."""
-        node = model.nodes[effect.node_id]
-        if effect.kind != "task" or not isinstance(node, HUMAN_TYPES):
-            return None
-        dues = []
-        for timer in node.timers:
-            duration = model.timer_durations.get((node.id, timer.id))
-            if duration is not None:
-                dues.append(now + duration)
-            elif timer.deadline is not None:
-                legal = await self._legal.due(
-                    uow,
-                    record.id,
-                    timer.id,
-                    timer.deadline.rule,
-                    now,
-                    extension=timer.deadline.extension,
-                    filed_at=record.started_at,
-                )
-                dues.append(legal.due_at)
-            elif timer.business_days is not None:
-                cal = await self._legal.current(uow)
-                start = cal.local_date(now)
-                dues.append(cal.end_of_day(cal.add_business_days(start, timer.business_days)))
-        return min(dues, default=None)
 
     async def _announce(
         self,

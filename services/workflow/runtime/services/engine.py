@@ -6,55 +6,34 @@ timers, audit, outbox) in one transaction and lets delivery pick the work up aft
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime, tzinfo
 from typing import Any
 
 from contracts.errors import InvalidTransition, NotFound, ValidationFailed
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen
-from contracts.workflow.types import (
-    HistoryEntry,
-    InstanceView,
-    StartRequest,
-    TaskView,
-)
+from contracts.workflow.types import InstanceView, StartRequest, TaskView
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.messages import N_
-from services.workflow.runtime.kernel.events import (
-    Abandoned,
-    Cancelled,
-    Event,
-    Migrated,
-    Reprocessed,
-    Signalled,
-    Started,
-    TimerFired,
-)
+from services.workflow.runtime.kernel.events import Cancelled, Event, Signalled, Started
 from services.workflow.runtime.kernel.limits import DEFAULT_MAX_CONTEXT_BYTES, check_context_size
 from services.workflow.runtime.kernel.naming import protocol_number, protocol_year
-from services.workflow.runtime.kernel.state import InstanceState, Token, initial_state
-from services.workflow.runtime.kernel.transitions import decide, replay_versions
-from services.workflow.runtime.ports import (
-    InstanceRecord,
-    TimerRecord,
-    UnitOfWork,
-    VersionRecord,
-)
-from services.workflow.runtime.services.applier import (
-    Applier,
-    EagerClaim,
-    decode_event,
-    state_from_json,
-)
+from services.workflow.runtime.kernel.state import InstanceState, initial_state
+from services.workflow.runtime.kernel.transitions import decide
+from services.workflow.runtime.ports import InstanceRecord, UnitOfWork
+from services.workflow.runtime.services.applier import Applier, state_from_json
+from services.workflow.runtime.services.applying import Applied, EagerClaim
+from services.workflow.runtime.services.dead_letter_actions import DeadLetterActions
+from services.workflow.runtime.services.engine_reads import EngineReads
 from services.workflow.runtime.services.human_tasks import TaskService
 from services.workflow.runtime.services.publishing import ModelCompiler, Publisher
-from services.workflow.runtime.services.views import history_entry, instance_view, task_view
+from services.workflow.runtime.services.timer_firing import TimerFiring
+from services.workflow.runtime.services.views import instance_view, task_view
 
 Wakeup = Callable[[], None]
 
 
-class Engine:
+class Engine(EngineReads):
     """Implements ``contracts.workflow.WorkflowEngine`` on the database."""
 
     human: TaskService | None = None
@@ -72,100 +51,29 @@ class Engine:
         wakeup: Wakeup | None = None,
         zone: tzinfo,
     ) -> None:
-        self._uow: Callable[[], UnitOfWork] = uow_factory
+        super().__init__(uow_factory, compiler)
         self.clock = clock
         self._ids = ids
-        self.compiler = compiler
         self._applier = applier
         self._tenant = tenant
         self._zone = zone
         """The jurisdiction's time zone (``settings.timezone``): the protocol number's year."""
         self.publisher = Publisher(uow_factory, compiler)
-        self._versions: dict[str, VersionRecord] = {}
         self.tick_concurrency = 1
         """Timers ``tick`` fires at once (set at composition; 1 on SQLite's single writer)."""
         self.max_context_bytes = DEFAULT_MAX_CONTEXT_BYTES
         """A start's context, as JSON, is refused past this (set at composition)."""
         self.wakeup: Wakeup = wakeup or (lambda: None)
-
-    # --- reading ------------------------------------------------------------------------------
-
-    async def _get(self, uow: UnitOfWork, instance_id: str) -> InstanceRecord:
-        record = await uow.instances.get(instance_id)
-        if record is None:
-            raise NotFound(N_("unknown instance"), instance_id=instance_id)
-        return record
-
-    async def status(self, instance_id: str) -> InstanceView:
-        async with self._uow() as uow:
-            return instance_view(await self._get(uow, instance_id), with_context=True)
-
-    async def history(self, instance_id: str) -> list[HistoryEntry]:
-        async with self._uow() as uow:
-            await self._get(uow, instance_id)
-            return [history_entry(r) for r in await uow.history.of(instance_id)]
-
-    async def tasks(self, instance_id: str) -> list[TaskView]:
-        async with self._uow() as uow:
-            record = await self._get(uow, instance_id)
-            return [task_view(t, record.protocol) for t in await uow.tasks.of(instance_id)]
-
-    async def model_of(self, uow: UnitOfWork, record: InstanceRecord) -> CompiledModel:
-        """The compiled model of the instance's pinned version (versions never change, so a
-        model is read and compiled once per process)."""
-        version = self._versions.get(record.version_id)
-        if version is None:
-            version = await uow.versions.get(record.version_id)
-            assert version is not None, "an instance always pins an existing version"
-            self._versions[record.version_id] = version
-        return self.compiler.for_version(version)
-
-    async def _latest(self, uow: UnitOfWork, key: str) -> VersionRecord | None:
-        """The newest published version; its schema is read once per process (a published
-        version never changes)."""
-        version_id = await uow.versions.latest_id(key)
-        if version_id is None:
-            return None
-        version = self._versions.get(version_id)
-        if version is None:
-            version = await uow.versions.get(version_id)
-            if version is not None:
-                self._versions[version_id] = version
-        return version
-
-    async def events(self, instance_id: str) -> list[Event]:
-        """The instance's event log, in order (what ``replay`` folds over)."""
-        async with self._uow() as uow:
-            await self._get(uow, instance_id)
-            return [
-                decode_event(h.data["event"])
-                for h in await uow.history.of(instance_id)
-                if "event" in h.data
-            ]
-
-    async def tokens(self, instance_id: str) -> tuple[Token, ...]:
-        """The instance's tokens as stored (what a repair may move); ``NotFound`` if unknown."""
-        async with self._uow() as uow:
-            record = await self._get(uow, instance_id)
-        return tuple(state_from_json(record.state).tokens)
-
-    async def replayed_state(self, instance_id: str) -> tuple[InstanceState, InstanceState]:
-        """(stored state, state rebuilt from history): equal for every healthy instance.
-
-        A migrated instance's log spans versions: each segment replays with the model of the
-        version it ran on (the ``migrated`` events name them)."""
-        events = await self.events(instance_id)
-        migrations = [e for e in events if isinstance(e, Migrated)]
-        async with self._uow() as uow:
-            record = await self._get(uow, instance_id)
-            first = migrations[0].from_version_id if migrations else record.version_id
-            models = {}
-            for version_id in {first, *(m.to_version_id for m in migrations)}:
-                version = await uow.versions.get(version_id)
-                assert version is not None, "history only names published versions"
-                models[version_id] = self.compiler.for_version(version)
-        stored = state_from_json(record.state)
-        return stored, replay_versions(models, first, events)
+        self._timers = TimerFiring(
+            uow_factory=uow_factory,
+            clock=clock,
+            model_of=self.model_of,
+            apply_in=self.apply_in,
+            wakeup=lambda: self.wakeup(),
+        )
+        self._dead_letters = DeadLetterActions(
+            uow_factory=uow_factory, clock=clock, advance=self.advance
+        )
 
     # --- starting -----------------------------------------------------------------------------
 
@@ -210,9 +118,10 @@ class Engine:
                 row_version=0,
             )
             event = Started(at=now, input=dict(request.context), actor=actor_id)
-            record = await self._apply(
-                uow, record, model, initial_state(), event, request.actor, now, new=True
+            applied = await self.apply_in(
+                uow, record, model, initial_state(), event, actor=request.actor, now=now, new=True
             )
+            record = applied.record
             await uow.audit.append(
                 AuditEntry(
                     action="workflow.instance.started",
@@ -234,23 +143,29 @@ class Engine:
 
     # --- advancing ----------------------------------------------------------------------------
 
-    async def _apply(
+    async def apply_in(
         self,
         uow: UnitOfWork,
         record: InstanceRecord,
         model: CompiledModel,
         state: InstanceState,
         event: Event,
+        *,
         actor: Actor | None,
         now: datetime,
         eager: EagerClaim | None = None,
         new: bool = False,
-    ) -> InstanceRecord:
+    ) -> Applied:
+        """Decide ``event`` on ``state`` with ``model`` (the kernel's ``decide``) and write the
+        decision through the applier, inside the caller's unit of work (which commits).
+
+        ``new``: ``record`` is not stored yet (a start). A refused event raises before anything
+        is written."""
         decision = decide(model, state, event, now)
-        updated: InstanceRecord = await self._applier.apply(
+        updated = await self._applier.apply(
             uow, record, model, event, decision, actor=actor, now=now, eager=eager, new=new
         )
-        return updated
+        return Applied(updated, decision)
 
     async def advance(
         self,
@@ -279,7 +194,10 @@ class Engine:
                 event = make_event(record, state, now)
                 if before_apply is not None:
                     await before_apply(uow, record)
-                updated = await self._apply(uow, record, model, state, event, actor, now)
+                applied = await self.apply_in(
+                    uow, record, model, state, event, actor=actor, now=now
+                )
+                updated = applied.record
                 if before_commit is not None:
                     await before_commit(uow, updated)
                 if audit_action is not None and actor is not None:
@@ -374,66 +292,12 @@ class Engine:
         return instance_view(record, with_context=True)
 
     async def fire_timer(self, timer_row_id: str, instance_id: str) -> bool:
-        """Fire one due timer exactly once, even with several ticks running at the same time.
-
-        The instance is locked before the timer: every other change to timers is made while
-        applying an event, under the instance's lock, and firing a timer can cancel the
-        instance's other timers — taking the timer first deadlocked against a tick firing
-        another timer of the same instance."""
-        now = self.clock.now()
-        async with self._uow() as uow:
-            record = await uow.instances.lock(instance_id)
-            if record is None:
-                return False
-            timer = await uow.timers.lock(timer_row_id)
-            if timer is None or timer.status != "pending" or timer.due_at > now:
-                return False
-            if not await uow.timers.mark_fired(timer.id, now):
-                return False
-            model = await self.model_of(uow, record)
-            state = state_from_json(record.state)
-            event = TimerFired(
-                at=now,
-                token_id=timer.token_id,
-                node_id=timer.node_id,
-                attempt_group=timer.attempt_group,
-                timer_id=timer.timer_id,
-            )
-            try:
-                await self._apply(uow, record, model, state, event, Actor.system("timer"), now)
-            except InvalidTransition:
-                # The token moved on before the timer fired (a race the tick lost): the timer
-                # is spent, nothing else changes.
-                await uow.commit()
-                return False
-            await uow.commit()
-        self.wakeup()
-        return True
+        """Fire one due timer exactly once (``TimerFiring.fire_timer``)."""
+        return await self._timers.fire_timer(timer_row_id, instance_id)
 
     async def tick(self, *, limit: int = 500) -> int:
-        """Fire every timer due now (in batches); returns how many fired. Up to
-        ``tick_concurrency`` timers fire at once, each in its own transaction."""
-        fired = 0
-        gate = asyncio.Semaphore(self.tick_concurrency)
-
-        async def fire(timers: list[TimerRecord]) -> int:
-            # One instance's timers one after the other: they would only wait for each other.
-            async with gate:
-                return sum([await self.fire_timer(t.id, t.instance_id) for t in timers])
-
-        while True:
-            async with self._uow() as uow:
-                due = await uow.timers.due(self.clock.now(), limit)
-            if not due:
-                return fired
-            by_instance: dict[str, list[TimerRecord]] = {}
-            for timer in due:
-                by_instance.setdefault(timer.instance_id, []).append(timer)
-            results = await asyncio.gather(*(fire(group) for group in by_instance.values()))
-            batch = sum(results)
-            fired += batch
-            if batch == 0:
-                return fired
+        """Fire every timer due now; up to ``tick_concurrency`` at once."""
+        return await self._timers.tick(limit=limit, concurrency=self.tick_concurrency)
 
     # --- human tasks --------------------------------------------------------------------------
 
@@ -502,35 +366,8 @@ class Engine:
     async def reprocess(
         self, dead_letter_id: str, *, actor: Actor, reason: str | None = None
     ) -> InstanceView:
-        """Put a dead-lettered step back on its node: same instance, number, trail and key.
-        ``reason`` (the pages ask for one) is kept in the audit entry only."""
-        async with self._uow() as uow:
-            letter = await uow.dead_letters.get(dead_letter_id)
-        if letter is None:
-            raise NotFound(N_("unknown dead letter"), dead_letter_id=dead_letter_id)
-        if letter["status"] != "open":
-            raise InvalidTransition(
-                "the dead letter was already handled", dead_letter_id=dead_letter_id
-            )
-
-        async def resolve(uow: UnitOfWork, record: InstanceRecord) -> None:
-            await uow.dead_letters.resolve(dead_letter_id, "reprocessed", self.clock.now())
-
-        record = await self.advance(
-            letter["instance_id"],
-            lambda r, s, now: Reprocessed(
-                at=now,
-                token_id=letter["token_id"],
-                node_id=letter["node_id"],
-                attempt_group=letter["attempt_group"],
-                actor=actor.id,
-            ),
-            actor=actor,
-            audit_action="workflow.dead_letter.reprocessed",
-            reason=reason,
-            before_commit=resolve,
-        )
-        return instance_view(record, with_context=True)
+        """Put a dead-lettered step back on its node (``DeadLetterActions.reprocess``)."""
+        return await self._dead_letters.reprocess(dead_letter_id, actor=actor, reason=reason)
 
     async def abandon(
         self,
@@ -540,38 +377,7 @@ class Engine:
         reason: str,
         before_commit: Callable[[UnitOfWork], Awaitable[None]] | None = None,
     ) -> InstanceView:
-        """Give up on a dead-lettered step: the instance fails and its saga compensates. A
-        letter already handled (reprocessed, abandoned, closed with its case) is refused with
-        ``code`` ``dead_letter_handled``. ``before_commit`` runs in the same transaction (a
-        background operation records its item there, so the two commit together)."""
-        async with self._uow() as uow:
-            letter = await uow.dead_letters.get(dead_letter_id)
-        if letter is None:
-            raise NotFound(N_("unknown dead letter"), dead_letter_id=dead_letter_id)
-        if letter["status"] != "open":
-            raise InvalidTransition(
-                "the dead letter was already handled",
-                dead_letter_id=dead_letter_id,
-                code="dead_letter_handled",
-            )
-
-        async def resolve(uow: UnitOfWork, record: InstanceRecord) -> None:
-            await uow.dead_letters.resolve(dead_letter_id, "abandoned", self.clock.now())
-            if before_commit is not None:
-                await before_commit(uow)
-
-        record = await self.advance(
-            letter["instance_id"],
-            lambda r, s, now: Abandoned(
-                at=now,
-                token_id=letter["token_id"],
-                node_id=letter["node_id"],
-                attempt_group=letter["attempt_group"],
-                actor=actor.id,
-            ),
-            actor=actor,
-            audit_action="workflow.dead_letter.abandoned",
-            reason=reason,
-            before_commit=resolve,
+        """Give up on a dead-lettered step (``DeadLetterActions.abandon``)."""
+        return await self._dead_letters.abandon(
+            dead_letter_id, actor=actor, reason=reason, before_commit=before_commit
         )
-        return instance_view(record, with_context=True)

@@ -4,8 +4,9 @@
    The idempotency key was committed when the step was scheduled, before any external call.
 2. Outside any transaction: reconcile first on a retry (partners without idempotency keys),
    then run the handler (or the node's rules) under the node's timeout.
-3. In one transaction: record the result on the step run and apply the event to the instance —
-   or schedule the retry with backoff, open a pending task (4xx), or write the dead letter.
+3. In one transaction: record the result on the step run and apply the event to the instance
+   through ``Engine.apply_in`` — a failed attempt as ``StepFailed``, which ``decide()`` turns
+   into the retry with backoff or the dead letter; a 4xx opens a pending task.
 A worker that dies holds nothing: its lease expires and the sweeper delivers the step again.
 """
 
@@ -25,85 +26,45 @@ from contracts.errors import (
     HandlerFailure,
     InvalidTransition,
     RuleError,
-    TramitaError,
     ValidationFailed,
     ValidationRejected,
 )
 from contracts.kernel import Actor, Clock
 from contracts.workflow.handlers import DataProvider, WorkflowHandler
-from contracts.workflow.types import StepInput, StepResult
+from contracts.workflow.types import StepResult
 from services.workflow.definition import CompiledModel
-from services.workflow.definition.model import (
-    DecisionTableNode,
-    Node,
-    ValidationNode,
-    node_type,
-)
+from services.workflow.definition.model import node_type
+from services.workflow.runtime.kernel.effects import ScheduleStep
 from services.workflow.runtime.kernel.events import (
     CompensationDone,
     StepFailedTerminal,
     StepSucceeded,
 )
-from services.workflow.runtime.kernel.naming import backoff, step_topic
-from services.workflow.runtime.kernel.state import TERMINAL
-from services.workflow.runtime.ports import (
-    ClaimLost,
-    InstanceRecord,
-    LeaseLost,
-    StepRunRecord,
-    UnitOfWork,
-)
+from services.workflow.runtime.ports import InstanceRecord, LeaseLost, StepRunRecord, UnitOfWork
 from services.workflow.runtime.ports.telemetry import Telemetry
-from services.workflow.runtime.services.applier import EagerClaim, state_from_json
+from services.workflow.runtime.services.applier import state_from_json
+from services.workflow.runtime.services.applying import EagerClaim
 from services.workflow.runtime.services.engine import Engine
+from services.workflow.runtime.services.step_claims import Claimed, claim_step, holds_lease
+from services.workflow.runtime.services.step_work import (
+    LeaseExpired,
+    StepRejected,
+    StepWork,
+    TableEvaluator,
+    error_info,
+    failed_attempt,
+    step_input,
+)
 
 log = structlog.get_logger("tramita.worker")
 LEASE_MARGIN = timedelta(seconds=30)
-TableEvaluator = Callable[[object, Mapping[str, Any]], dict[str, Any]]
-Claimed = tuple[StepRunRecord, CompiledModel, InstanceRecord]
-"""A step this worker holds the lease of, its model, and the instance as last read (the
-snapshot its result is applied to, unless the instance moved on meanwhile)."""
 MAX_CHAIN = 32
 """Steps one delivery may run back to back before the next one goes through the broker."""
 
 
-class LeaseExpired(Exception):
-    """The worker holding the step's lease stopped renewing it (killed, hung, partitioned)."""
-
-
-class _Rejected(Exception):
-    """The step's data is invalid (rules failed, partner 4xx, bad output): a human must look."""
-
-    def __init__(self, code: str, details: list[dict[str, Any]] | None = None) -> None:
-        super().__init__(code)
-        self.code = code
-        self.details = details or []
-
-
-def error_info(exc: BaseException) -> dict[str, Any]:
-    """What we keep of an error: its type and structured identifiers, never free text that a
-    partner or a handler may have filled with personal data."""
-    info: dict[str, Any] = {"type": type(exc).__name__}
-    if isinstance(exc, TramitaError):
-        info["problem"] = exc.problem_type
-        info.update({k: v for k, v in exc.fields.items() if isinstance(v, int | bool)})
-        info.update({k: v for k, v in exc.fields.items() if isinstance(v, str) and len(v) <= 64})
-    if isinstance(exc, _Rejected):
-        info["code"] = exc.code
-        info["details"] = exc.details
-    return info
-
-
-class _Control:
-    def __init__(self, executor: Executor, step_run_id: str) -> None:
-        self._executor = executor
-        self._id = step_run_id
-
-    async def checkpoint(self, progress: dict[str, Any]) -> None:
-        await self._executor.checkpoint(self._id, progress)
-
-
 class Executor:
+    """Runs delivered step runs: claim, the work outside any transaction, the outcome."""
+
     def __init__(
         self,
         *,
@@ -121,10 +82,8 @@ class Executor:
         self._telemetry = telemetry
         self._uow = uow_factory
         self._clock = clock
-        self._handlers = handlers
-        self._providers = providers
         self.worker_id = worker_id
-        self._tables = table_evaluator
+        self._work = StepWork(handlers, providers, table_evaluator, self.checkpoint)
         self._lease_margin = lease_margin
         self.eager_queues: frozenset[str] = frozenset()
         """Queues whose next step this worker takes in the transaction that finishes the
@@ -145,6 +104,16 @@ class Executor:
             outcome, current = await self._run(*current, chain=chained < self.max_chain)
         return outcome
 
+    async def _claim(self, step_run_id: str) -> str | Claimed:
+        return await claim_step(
+            step_run_id,
+            uow_factory=self._uow,
+            clock=self._clock,
+            model_of=self._engine.model_of,
+            worker_id=self.worker_id,
+            lease_margin=self._lease_margin,
+        )
+
     async def _run(
         self,
         step: StepRunRecord,
@@ -154,29 +123,17 @@ class Executor:
         chain: bool,
     ) -> tuple[str, Claimed | None]:
         node = model.nodes[step.node_id]
-        context, protocol = snapshot.context, snapshot.protocol
         started = self._clock.now()
-        step_input = StepInput(
-            instance_id=step.instance_id,
-            protocol=protocol,
-            definition_key=model.key,
-            node_id=step.node_id,
-            attempt_group=step.attempt_group,
-            attempt=step.attempt,
-            idempotency_key=step.idempotency_key,
-            reference=protocol,
-            data={k: context.get(k) for k in node.consumes},
-            checkpoint=step.checkpoint,
-            template=getattr(node, "template", None),
-        )
         ok = False
         try:
             result = await asyncio.wait_for(
-                self._execute(node, step, step_input, context, model),
+                self._work.execute(
+                    node, step, step_input(step, model, snapshot), snapshot.context, model
+                ),
                 timeout=node.failure.timeout_s,
             )
             ok = True
-        except (ValidationRejected, RuleError, _Rejected) as exc:
+        except (ValidationRejected, RuleError, StepRejected) as exc:
             return await self._reject(step, model, exc, started=started), None
         except Exception as exc:  # noqa: BLE001 - any other failure is retryable by policy
             return await self._retry_or_dead_letter(step, model, exc), None
@@ -201,111 +158,6 @@ class Executor:
         return await self._succeed(
             step, model, result, started=started, chain=chain, snapshot=snapshot
         )
-
-    # --- phase 1: claim -----------------------------------------------------------------------
-
-    async def _claim(self, step_run_id: str) -> str | Claimed:
-        now = self._clock.now()
-        async with self._uow() as uow:
-            found = await uow.steps.get_with_instance(step_run_id)
-            if found is None:
-                return "skipped"
-            step, record = found
-            if step.status not in ("scheduled", "running"):
-                return "skipped"
-            if step.available_at > now:
-                return "not_due"
-            if record.status in TERMINAL:
-                await uow.steps.update(step.id, status="cancelled", finished_at=now)
-                await uow.commit()
-                return "skipped"
-            model = await self._engine.model_of(uow, record)
-            node = model.nodes[step.node_id]
-            lease = now + timedelta(seconds=node.failure.timeout_s) + self._lease_margin
-            # Only a later attempt can inherit progress from an earlier one.
-            checkpoint = (
-                await uow.steps.last_checkpoint(
-                    step.instance_id, step.node_id, step.kind, step.attempt_group
-                )
-                if step.attempt > 1
-                else None
-            )
-            data = {k: record.context.get(k) for k in node.consumes}
-            taken = await uow.steps.take(
-                step,
-                owner=self.worker_id,
-                now=now,
-                lease_until=lease,
-                input=data,
-                checkpoint=checkpoint,
-            )
-            if taken is None:
-                return "skipped"
-            try:
-                await uow.commit()
-            except ClaimLost:
-                return "skipped"
-        return taken, model, record
-
-    # --- phase 2: the work --------------------------------------------------------------------
-
-    async def _activation(self, node: Node, context: dict[str, Any]) -> dict[str, Any]:
-        activation = dict(context)
-        for name in node.requires:
-            root = name.split(".", 1)[0]
-            if root in activation:
-                continue
-            provider = self._providers[root]
-            activation[root] = await provider.fetch(root, context)
-        return activation
-
-    async def _execute(
-        self,
-        node: Node,
-        step: StepRunRecord,
-        step_input: StepInput,
-        context: dict[str, Any],
-        model: CompiledModel,
-    ) -> StepResult:
-        if step.kind == "compensation":
-            assert node.compensation is not None
-            handler = self._handlers[node.compensation]
-            return await self._call(handler, step, step_input)
-        if isinstance(node, ValidationNode):
-            return await self._validate(node, model, context)
-        if isinstance(node, DecisionTableNode):
-            if self._tables is None:
-                raise RuleError("decision tables are not available", node_id=node.id)
-            output = self._tables(model.tables[node.id], await self._activation(node, context))
-            return StepResult(output=output)
-        handler_name = getattr(node, "handler", None)
-        assert handler_name is not None, "work nodes other than rules name a handler"
-        return await self._call(self._handlers[handler_name], step, step_input)
-
-    async def _call(
-        self, handler: WorkflowHandler, step: StepRunRecord, step_input: StepInput
-    ) -> StepResult:
-        reconcile = getattr(handler, "reconcile", None)
-        if step.attempt > 1 and reconcile is not None:
-            found: StepResult | None = await reconcile(step_input)
-            if found is not None:
-                log.info("step_reconciled", correlation_id=step.instance_id, node=step.node_id)
-                return found
-        return await handler.execute(step_input, _Control(self, step.id))
-
-    async def _validate(
-        self, node: ValidationNode, model: CompiledModel, context: dict[str, Any]
-    ) -> StepResult:
-        activation = await self._activation(node, context)
-        failures: list[dict[str, Any]] = []
-        for rule, condition in model.rules[node.id]:
-            if condition(activation) is not True:
-                failures.append(
-                    {"rule": rule.id, "message": rule.message, "severity": rule.severity}
-                )
-        if any(f["severity"] == "error" for f in failures):
-            raise _Rejected("validation_failed", failures)
-        return StepResult(output={})
 
     async def checkpoint(self, step_run_id: str, progress: dict[str, Any]) -> None:
         async with self._uow() as uow:
@@ -391,16 +243,17 @@ class Executor:
                 # before writing anything: the step result is recorded, the instance left as is.
                 # (On a snapshot, the refusal rolls back and is decided again on the locked row.)
                 with contextlib.suppress(*(() if snapshot else (InvalidTransition,))):
-                    updated = await self._engine._apply(
+                    applied = await self._engine.apply_in(
                         uow,
                         record,
                         model,
                         state,
                         event,
-                        Actor.system(self.worker_id),
-                        now,
+                        actor=Actor.system(self.worker_id),
+                        now=now,
                         eager=eager,
                     )
+                    updated = applied.record
             await uow.commit()
         return updated, model
 
@@ -440,7 +293,7 @@ class Executor:
                 started_at=started,
             )
         except ValidationFailed as exc:  # the handler's output does not match `produces`
-            rejected = _Rejected("bad_output", [msgspec.to_builtins(e) for e in exc.errors])
+            rejected = StepRejected("bad_output", [msgspec.to_builtins(e) for e in exc.errors])
             return await self._reject(step, model, rejected, started=started), None
 
     async def _reject(
@@ -453,7 +306,7 @@ class Executor:
     ) -> str:
         code = (
             exc.code
-            if isinstance(exc, _Rejected)
+            if isinstance(exc, StepRejected)
             else ("rule_error" if isinstance(exc, RuleError) else "validation_rejected")
         )
 
@@ -498,97 +351,39 @@ class Executor:
         owner: str | None = None,
         expired_only: bool = False,
     ) -> str:
-        node = model.nodes[step.node_id]
-        policy = node.failure
         info = error_info(exc)
         if isinstance(exc, TimeoutError):
             info["code"] = "timeout"
         if isinstance(exc, LeaseExpired):
             info["code"] = "lease_expired"
         if isinstance(exc, HandlerFailure) and not exc.retryable:
-            return await self._reject(step, model, _Rejected("not_retryable"))
+            return await self._reject(step, model, StepRejected("not_retryable"))
         now = self._clock.now()
         async with self._uow() as uow:
+            # The instance first, as everywhere an event is applied (cancelling it closes its
+            # step runs under the same lock).
+            record = await uow.instances.lock(step.instance_id)
             current = await uow.steps.get(step.id)
-            if (
-                current is None
-                or current.status != "running"
-                or current.lease_owner != (owner or self.worker_id)
-                or (
-                    expired_only
-                    and (current.lease_expires_at is None or current.lease_expires_at >= now)
-                )
-            ):
+            if not holds_lease(current, owner or self.worker_id, now, expired_only=expired_only):
                 return "lease_lost"
+            assert record is not None, "a step run always belongs to an instance"
             # An operator's retry (after a rejection) or reprocess (after a dead letter) starts
             # a fresh budget of max_attempts; the attempt numbers and the key go on unchanged.
             used = step.attempt - await uow.steps.budget_start(
                 step.instance_id, step.node_id, step.kind, step.attempt_group
             )
-            retry = used < policy.max_attempts
             await uow.steps.update(step.id, status="failed", error=info, finished_at=now)
-            if retry:
-                due = now + backoff(policy, used, step.idempotency_key)
-                nxt = msgspec.structs.replace(
-                    step,
-                    id=str(self._engine._ids.new_id()),
-                    attempt=step.attempt + 1,
-                    status="scheduled",
-                    lease_owner=None,
-                    lease_expires_at=None,
-                    available_at=due,
-                    input=None,
-                    output=None,
-                    error=None,
-                    checkpoint=None,
-                    created_at=now,
-                    started_at=None,
-                    finished_at=None,
-                )
-                await uow.steps.add(nxt)
-                await uow.outbox.enqueue(
-                    step_topic(step.queue), nxt.id, {"step_run_id": nxt.id}, available_at=due
-                )
-                outcome = "retry_scheduled"
-            else:
-                await uow.dead_letters.add(
-                    {
-                        "instance_id": step.instance_id,
-                        "step_run_id": step.id,
-                        "token_id": step.token_id,
-                        "node_id": step.node_id,
-                        "kind": step.kind,
-                        "attempt_group": step.attempt_group,
-                        "reason": "retry_ceiling",
-                        "last_error": info,
-                        "payload": step.input,
-                        "attempts": used,
-                        "created_at": now,
-                    }
-                )
-                outcome = "dead_letter"
-                if step.kind == "step":
-                    record = await uow.instances.lock(step.instance_id)
-                    assert record is not None
-                    state = state_from_json(record.state)
-                    terminal = StepFailedTerminal(
-                        at=now,
-                        token_id=step.token_id,
-                        node_id=step.node_id,
-                        attempt_group=step.attempt_group,
-                        reason_code=str(info.get("code", "retry_ceiling")),
-                        kind="exhausted",
-                    )
-                    with contextlib.suppress(InvalidTransition):
-                        await self._engine._apply(
-                            uow,
-                            record,
-                            model,
-                            state,
-                            terminal,
-                            Actor.system(self.worker_id),
-                            now,
-                        )
+            failed = failed_attempt(step, used, info, now)
+            applied = await self._engine.apply_in(
+                uow,
+                record,
+                model,
+                state_from_json(record.state),
+                failed,
+                actor=Actor.system(self.worker_id),
+                now=now,
+            )
             await uow.commit()
         self._engine.wakeup()
-        return outcome
+        retried = any(isinstance(e, ScheduleStep) for e in applied.decision.effects)
+        return "retry_scheduled" if retried else "dead_letter"

@@ -34,7 +34,6 @@ from contracts.kernel import Actor, AuditEntry, Clock, IdGen
 from contracts.workflow.types import TaskView
 from services.workflow.forms import encode_snapshot, take_snapshot, validate_compiled
 from services.workflow.runtime.kernel.events import TaskCompleted
-from services.workflow.runtime.kernel.transitions import decide
 from services.workflow.runtime.ports import TaskRecord, UnitOfWork
 from services.workflow.runtime.ports.human import (
     OPEN,
@@ -48,7 +47,8 @@ from services.workflow.runtime.ports.human import (
     fingerprint,
     is_uuid,
 )
-from services.workflow.runtime.services.applier import Applier, state_from_json
+from services.workflow.runtime.services.applier import state_from_json
+from services.workflow.runtime.services.applying import ApplyIn
 from services.workflow.runtime.services.human_policy import TaskGuard
 from services.workflow.runtime.services.publishing import ModelCompiler
 from services.workflow.runtime.services.views import task_view
@@ -70,7 +70,7 @@ class TaskService:
         ids: IdGen,
         guard: TaskGuard,
         compiler: ModelCompiler,
-        applier: Applier,
+        apply_in: ApplyIn,
         wakeup: Callable[[], None],
     ) -> None:
         self._uow = uow_factory
@@ -79,7 +79,7 @@ class TaskService:
         self._ids = ids
         self._guard = guard
         self._compiler = compiler
-        self._applier = applier
+        self._apply_in = apply_in
         self._wakeup = wakeup
 
     # --- the public actions -------------------------------------------------------------------
@@ -222,10 +222,8 @@ class TaskService:
                 actor=actor.id,
             )
             state = state_from_json(record.state)
-            decision = decide(model, state, event, now)
-            updated = await self._applier.apply(
-                uow, record, model, event, decision, actor=actor, now=now
-            )
+            applied = await self._apply_in(uow, record, model, state, event, actor=actor, now=now)
+            updated = applied.record
             after = await uow.tasks.lock(task.id)
             assert after is not None
             if after.status in OPEN:  # a quorum vote that did not decide: back to the queue

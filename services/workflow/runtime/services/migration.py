@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Protocol
 
 import msgspec
@@ -28,7 +27,7 @@ from contracts.kernel import Actor, AuditEntry
 from contracts.workflow.types import InstanceView
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.messages import N_
-from services.workflow.runtime.kernel.events import Event, Migrated, Repaired, TokenMove
+from services.workflow.runtime.kernel.events import Migrated, Repaired, TokenMove
 from services.workflow.runtime.kernel.migration_plan import (
     Blocker,
     InstancePlan,
@@ -39,9 +38,7 @@ from services.workflow.runtime.kernel.migration_plan import (
     plan_instance,
     repair_blockers,
 )
-from services.workflow.runtime.kernel.state import InstanceState
-from services.workflow.runtime.kernel.transitions import decide
-from services.workflow.runtime.ports import InstanceRecord, UnitOfWork, VersionRecord
+from services.workflow.runtime.ports import UnitOfWork, VersionRecord
 from services.workflow.runtime.services.applier import state_from_json
 from services.workflow.runtime.services.engine import Engine
 from services.workflow.runtime.services.views import instance_view
@@ -78,10 +75,9 @@ class Migrator:
     def __init__(self, engine: Engine, queries: MigrationQueries) -> None:
         self._engine = engine
         self._queries = queries
-        # The engine's unit-of-work factory and applier: a migration writes the same rows
-        # (state, history, tasks, timers, outbox) as any other event.
+        # The engine's unit-of-work factory; a migration writes the same rows (state, history,
+        # tasks, timers, outbox) as any other event, through ``Engine.apply_in``.
         self._uow: Callable[[], UnitOfWork] = engine._uow
-        self._applier = engine._applier
 
     async def _versions(self, request: MigrationRequest) -> tuple[VersionRecord, VersionRecord]:
         if request.from_version == request.to_version:
@@ -291,7 +287,10 @@ class Migrator:
             pinned = msgspec.structs.replace(
                 record, version_id=vb.id, definition_version=vb.version
             )
-            updated = await self._apply(uow, pinned, b, state, event, actor, now)
+            applied = await self._engine.apply_in(
+                uow, pinned, b, state, event, actor=actor, now=now
+            )
+            updated = applied.record
             await uow.audit.append(
                 AuditEntry(
                     action="workflow.instance.migrated",
@@ -321,22 +320,6 @@ class Migrator:
                 await before_commit(uow, done)
             await uow.commit()
         return done
-
-    async def _apply(
-        self,
-        uow: UnitOfWork,
-        record: InstanceRecord,
-        model: CompiledModel,
-        state: InstanceState,
-        event: Event,
-        actor: Actor,
-        now: datetime,
-    ) -> InstanceRecord:
-        decision = decide(model, state, event, now)
-        updated: InstanceRecord = await self._applier.apply(
-            uow, record, model, event, decision, actor=actor, now=now
-        )
-        return updated
 
     async def repair(
         self,
@@ -385,7 +368,10 @@ class Migrator:
             letters = await self._queries.open_dead_letters(uow, record.id, token.id)
             for letter in letters:
                 await uow.dead_letters.resolve(letter, "repaired", now)
-            updated = await self._apply(uow, record, model, state, event, actor, now)
+            applied = await self._engine.apply_in(
+                uow, record, model, state, event, actor=actor, now=now
+            )
+            updated = applied.record
             await uow.audit.append(
                 AuditEntry(
                     action="workflow.instance.repaired",
