@@ -22,6 +22,7 @@ from services.workflow.cli.reads import N_, resolve, with_reads
 from services.workflow.cli.text import gettext as _
 
 if TYPE_CHECKING:
+    from core.app import Platform
     from services.workflow.bootstrap import WorkflowService
     from services.workflow.runtime.ports import UnitOfWork
 
@@ -29,18 +30,24 @@ T = TypeVar("T")
 CLI_ACTOR = Actor(kind="system", id="cli")
 
 
-def with_service(action: Callable[[WorkflowService], Awaitable[T]]) -> T:
+def with_platform(action: Callable[[Platform, WorkflowService], Awaitable[T]]) -> T:
+    """Boot the platform, run ``action`` with it and the workflow service, close it."""
     from core.app import Platform
     from services.workflow.plugin import service_of
 
     async def _run() -> T:
         platform = await Platform.boot()
         try:
-            return await action(service_of(platform))
+            return await action(platform, service_of(platform))
         finally:
             await platform.close()
 
     return run_async(_run)
+
+
+def with_service(action: Callable[[WorkflowService], Awaitable[T]]) -> T:
+    """Boot, run ``action`` with the workflow service, close."""
+    return with_platform(lambda _platform, service: action(service))
 
 
 def emit(data: Any, as_json: bool, text: Callable[[Any], str]) -> None:
