@@ -235,6 +235,23 @@ def word(table: Mapping[str, str], code: object, gettext: Translate) -> str:
     return gettext(found) if found else text
 
 
+def event_words(code: object, gettext: Translate) -> str:
+    """A history entry's event: an engine event, or ``transition.<cause>``."""
+    if code is None:
+        return "—"
+    text = str(code)
+    if not text.startswith("transition."):
+        return word(EVENTS, text, gettext)
+    cause = text.removeprefix("transition.")
+    head, _, detail = cause.partition(":")
+    if head == "task_completed" and detail:
+        outcome = word(OUTCOMES, detail, gettext)
+        return gettext("Moved on after a task (%(outcome)s)") % {"outcome": outcome}
+    if head == "timer" and detail:
+        return gettext(TRANSITIONS["timer"])
+    return word(TRANSITIONS, cause, gettext)
+
+
 def blocker_words(code: str, keys: tuple[str, ...], gettext: Translate) -> str:
     """A migration blocker in words: its reason and the keys it names."""
     found = MIGRATION_BLOCKERS.get(code)

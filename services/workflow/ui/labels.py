@@ -19,14 +19,13 @@ from collections.abc import Callable, Mapping
 
 from core.i18n import N_, gettext
 from services.workflow.labels import (
-    EVENTS,
     NODE_TYPES,
     OUTCOMES,
     STATUSES,
     STEP_STATUSES,
     TASK_STATUSES,
-    TRANSITIONS,
     VERSION_STATUSES,
+    event_words,
     word,
 )
 
@@ -62,18 +61,7 @@ def node_type_label(code: object) -> str:
 
 def event_label(code: object) -> str:
     """A history entry's event: an engine event, or ``transition.<cause>``."""
-    if code is None:
-        return "—"
-    text = str(code)
-    if not text.startswith("transition."):
-        return _label(EVENTS, text)
-    cause = text.removeprefix("transition.")
-    head, _, detail = cause.partition(":")
-    if head == "task_completed" and detail:
-        return gettext("Moved on after a task (%(outcome)s)") % {"outcome": outcome_label(detail)}
-    if head == "timer" and detail:
-        return gettext(TRANSITIONS["timer"])
-    return _label(TRANSITIONS, cause)
+    return event_words(code, gettext)
 
 
 FILTERS: Mapping[str, Callable[[object], str]] = {

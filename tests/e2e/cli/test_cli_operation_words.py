@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from tests.e2e.cli.helpers import run
+from tests.e2e.cli.test_cli_output import _started
 from tests.integration.migration.test_cli_migrate import prepare
 
 UNKNOWN = "019cae6b-6600-7000-8000-0000000000ff"
@@ -92,3 +93,21 @@ def test_wait_list_and_show_name_the_operation_its_status_and_each_refusal_in_wo
     view = json.loads(as_json.stdout)
     assert (view["kind"], view["status"]) == ("migration", "finished")
     assert [r["code"] for r in view["refusals"]] == ["not_found"]
+
+
+def test_instance_show_names_the_status_the_task_and_the_history_in_words(
+    database_url: str,
+) -> None:
+    instance_id, protocol = _started(database_url)
+    shown = run("instance", "show", protocol, database_url=database_url)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0] == f"{protocol}  esic.request v1  Aguardando"
+    assert any(line.startswith("  tarefa ") and line.endswith(" na fila") for line in lines)
+    history = [line for line in lines if "->" in line]
+    assert " Processo iniciado ->" in history[0]
+    assert any(" Entrou na primeira etapa " in line for line in history)
+    _no_codes(shown.stdout)
+    assert not {"waiting", "ready", "started"} & set(shown.stdout.split())
+    as_json = run("instance", "show", instance_id, "--json", database_url=database_url)
+    assert json.loads(as_json.stdout)["instance"]["status"] == "waiting"
