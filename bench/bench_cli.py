@@ -1,10 +1,12 @@
 """Start-up time of the ``tramita`` command line.
 
-Runs ``tramita --help``, ``tramita instance show <unknown id>`` and ``tramita instance list``
-(against a fresh, migrated SQLite database in a temporary folder) N times each in a
-subprocess, as a person would, and prints one JSON object: the machine (cores, load average,
-python) and, per command, the p50 and the maximum wall time and the p50 CPU time (user +
-system) in seconds. Usage: ``python bench/bench_cli.py [--n 10] [--label after]``.
+Runs ``tramita --help``, ``tramita instance show <unknown id>``, ``tramita instance show <a
+found instance>`` (by id and by protocol number) and ``tramita instance list`` (against a fresh,
+migrated SQLite database in a temporary folder, where one small definition is published and one
+instance started) N times each in a subprocess, as a person would, and prints one JSON object:
+the machine (cores, load average, python) and, per command, the p50 and the maximum wall time
+and the p50 CPU time (user + system) in seconds.
+Usage: ``python bench/bench_cli.py [--n 10] [--label after]``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,24 @@ from typing import Any
 
 ROOT = Path(__file__).parents[1]
 UNKNOWN = "00000000-0000-0000-0000-000000000000"
+DEFINITION = {
+    "format": 1,
+    "key": "bench.show",
+    "name": "Bench",
+    "protocol_prefix": "BEN",
+    "nodes": [
+        {"id": "ask", "type": "start", "next": "review"},
+        {
+            "id": "review",
+            "name": "Análise",
+            "type": "user_task",
+            "queue": "approval",
+            "next": "done",
+        },
+        {"id": "done", "type": "end"},
+    ],
+}
+"""One human task: the instance waits at it, so ``instance show`` has a task to print."""
 
 
 def _tramita() -> list[str]:
@@ -54,6 +74,24 @@ def _time(argv: list[str], env: dict[str, str], n: int) -> dict[str, Any]:
     }
 
 
+def _found(tramita: list[str], env: dict[str, str], folder: str) -> dict[str, Any]:
+    """Publish ``DEFINITION`` and start one instance; its view (``id``, ``protocol``…)."""
+    path = Path(folder) / "bench_show.json"
+    path.write_text(json.dumps(DEFINITION))
+    subprocess.run(
+        [*tramita, "workflow", "publish", str(path)], env=env, capture_output=True, check=True
+    )
+    started = subprocess.run(
+        [*tramita, "instance", "start", "bench.show", "--json"],
+        env=env,
+        capture_output=True,
+        check=True,
+        text=True,
+    )
+    view: dict[str, Any] = json.loads(started.stdout)
+    return view
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=10)
@@ -67,9 +105,13 @@ def main() -> None:
         }
         tramita = _tramita()
         subprocess.run([*tramita, "db", "upgrade"], env=env, capture_output=True, check=True)
+        found = _found(tramita, env, tmp)
+        show = [*tramita, "instance", "show"]
         results = {
             "help": _time([*tramita, "--help"], env, args.n),
-            "instance_show": _time([*tramita, "instance", "show", UNKNOWN], env, args.n),
+            "instance_show": _time([*show, UNKNOWN], env, args.n),
+            "instance_show_found": _time([*show, found["id"]], env, args.n),
+            "instance_show_found_protocol": _time([*show, found["protocol"]], env, args.n),
             "instance_list": _time([*tramita, "instance", "list"], env, args.n),
         }
     print(

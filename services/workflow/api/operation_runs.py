@@ -14,9 +14,10 @@ from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
-from litestar import Controller, Request, get, post
+from litestar import Controller, Request, Response, get, post
 from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
+from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
 from contracts.errors import Forbidden, NotFound, ServiceUnavailable
@@ -79,33 +80,41 @@ async def visible_operation(
     return operation
 
 
-Target = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=r"^[^\x00]*$")]
+NO_NUL = r"^[^\x00]*$"
+"""PostgreSQL text cannot hold NUL: refused as bad input (400) rather than failing in SQL."""
+Target = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=NO_NUL)]
 
 
 TaskIds = Annotated[list[UUID], msgspec.Meta(min_length=1, max_length=MAX_ITEMS)]
-Reason = Annotated[str, msgspec.Meta(max_length=MAX_REASON, pattern=r"^[^\x00]*$")]
+Reason = Annotated[str, msgspec.Meta(max_length=MAX_REASON, pattern=NO_NUL)]
 
 
-class BackgroundClaim(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    tag_field="action",
-    tag="claim",
+class ActionBody(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="action"
 ):
+    """A bulk action's body, told apart by its ``action`` tag (``claim``, ``forward``…)."""
+
+
+def accepted_as_operation(description: str) -> dict[int, ResponseSpec]:
+    """The 202 answer of a route that runs past the threshold as a background operation."""
+    return {
+        202: ResponseSpec(
+            data_container=OperationView, description=description, generate_examples=False
+        )
+    }
+
+
+def accepted(started: Operation) -> Response[Any]:
+    """202 with the operation just started (follow it at ``/api/v1/operations/{id}``)."""
+    return Response(view_of(started), status_code=202)
+
+
+class BackgroundClaim(ActionBody, frozen=True, tag="claim"):
     task_ids: TaskIds
     reason: Reason | None = None
 
 
-class BackgroundForward(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    tag_field="action",
-    tag="forward",
-):
+class BackgroundForward(ActionBody, frozen=True, tag="forward"):
     """Each task into ``to_queue``."""
 
     task_ids: TaskIds
@@ -113,14 +122,7 @@ class BackgroundForward(
     reason: Reason | None = None
 
 
-class BackgroundAssign(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    tag_field="action",
-    tag="assign",
-):
+class BackgroundAssign(ActionBody, frozen=True, tag="assign"):
     """Each task to the person ``to_user``."""
 
     task_ids: TaskIds

@@ -8,14 +8,13 @@ from uuid import UUID
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
 from contracts.errors import NotFound
 from contracts.workflow.types import InstanceView
 from core.auth import actor_of, requires
 from services.workflow.api.deps import engine_of, reads_of
-from services.workflow.api.operation_runs import OperationView, operations_of, view_of
+from services.workflow.api.operation_runs import accepted, accepted_as_operation, operations_of
 from services.workflow.api.schemas import AbandonBody, DeadLetterPage, Reason
 from services.workflow.reads.operations import AuditView, DeadLetterView
 from services.workflow.reads.search import MAX_PAGE
@@ -84,16 +83,10 @@ class DeadLetterController(Controller):
         "/abandon",
         guards=[requires("workflow.operate")],
         status_code=200,
-        responses={
-            202: ResponseSpec(
-                data_container=OperationView,
-                description=(
-                    "More letters than the threshold: they are given up in the background as an "
-                    "operation (follow it at /api/v1/operations/{id})."
-                ),
-                generate_examples=False,
-            )
-        },
+        responses=accepted_as_operation(
+            "More letters than the threshold: they are given up in the background as an "
+            "operation (follow it at /api/v1/operations/{id})."
+        ),
     )
     async def abandon_many(
         self, request: Request[Any, Any, Any], data: JSONBody[AbandonLettersBody]
@@ -108,8 +101,7 @@ class DeadLetterController(Controller):
             started = await operations.start(
                 "dead_letter_abandon", ids, actor=actor, reason=data.reason
             )
-            accepted: Response[Any] = Response(view_of(started), status_code=202)
-            return accepted
+            return accepted(started)
         items = await operations.abandon_letters_now(ids, actor=actor, reason=data.reason)
         result = AbandonLettersResult(
             items=[

@@ -14,7 +14,6 @@ from uuid import UUID
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter, QueryParameter
 from msgspec import Meta
 
@@ -23,20 +22,24 @@ from contracts.workflow.types import TaskStatus, TaskView
 from core.auth import actor_of, requires
 from services.workflow.api.deps import platform_of
 from services.workflow.api.human_deps import idempotency_key_of, inbox_of, scope_of, tasks_of
-from services.workflow.api.operation_runs import OPERATIONS_KEY, OperationView, view_of
+from services.workflow.api.operation_runs import (
+    NO_NUL,
+    OPERATIONS_KEY,
+    ActionBody,
+    Target,
+    accepted,
+    accepted_as_operation,
+)
 from services.workflow.reads.search import MAX_PAGE
 from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION, BulkItem
 from services.workflow.runtime.services.inbox import InboxPage, InboxQuery, SortKey
 from services.workflow.runtime.services.operations import OperationService
 from services.workflow.runtime.services.units import SUPERVISE_PERMISSION
 
-NO_NUL = r"^[^\x00]*$"
-"""PostgreSQL text cannot hold NUL: refused as bad input (400) rather than failing in SQL."""
 CURSOR = r"^[A-Za-z0-9_-]+$"
 """A cursor is unpadded base64url; one that decodes to nothing this server issued is 422."""
 Text = Annotated[str | None, Parameter(max_length=100, pattern=NO_NUL)]
 Priority = Annotated[int | None, Parameter(ge=-(2**31) + 1, le=2**31 - 1)]
-Target = Annotated[str, Meta(min_length=1, max_length=100, pattern=NO_NUL)]
 MAX_BULK = 100
 
 
@@ -52,36 +55,15 @@ class ForwardBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 TaskIds = Annotated[list[UUID], Meta(min_length=1, max_length=MAX_BULK)]
 
 
-class BulkClaim(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    tag_field="action",
-    tag="claim",
-):
+class BulkClaim(ActionBody, frozen=True, tag="claim"):
     task_ids: TaskIds
 
 
-class BulkAbandon(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    tag_field="action",
-    tag="abandon",
-):
+class BulkAbandon(ActionBody, frozen=True, tag="abandon"):
     task_ids: TaskIds
 
 
-class BulkReassign(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    tag_field="action",
-    tag="reassign",
-):
+class BulkReassign(ActionBody, frozen=True, tag="reassign"):
     """Only a reassignment takes a target, and exactly one (a person or a queue)."""
 
     __exactly_one_of__: ClassVar[tuple[str, ...]] = ("to_user", "to_queue")
@@ -255,16 +237,10 @@ class TaskInboxController(Controller):
         "/bulk",
         guards=[requires("workflow.tasks")],
         status_code=200,
-        responses={
-            202: ResponseSpec(
-                data_container=OperationView,
-                description=(
-                    "More tasks than the threshold: the action runs in the background as an "
-                    "operation (follow it at /api/v1/operations/{id})."
-                ),
-                generate_examples=False,
-            )
-        },
+        responses=accepted_as_operation(
+            "More tasks than the threshold: the action runs in the background as an "
+            "operation (follow it at /api/v1/operations/{id})."
+        ),
     )
     async def bulk(
         self, request: Request[Any, Any, Any], data: JSONBody[BulkBody]
@@ -284,8 +260,7 @@ class TaskInboxController(Controller):
                 actor=actor,
                 params=_operation_params(data),
             )
-            accepted: Response[Any] = Response(view_of(started), status_code=202)
-            return accepted
+            return accepted(started)
         if isinstance(data, BulkReassign):
             items = await tasks.bulk_reassign(
                 ids, actor=actor, to_user=data.to_user, to_queue=data.to_queue, idempotency_key=key

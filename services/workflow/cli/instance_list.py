@@ -15,7 +15,7 @@ import msgspec
 
 from core.cli import ReadCommand
 from services.workflow.cli.reads import with_database
-from services.workflow.cli.text import N_
+from services.workflow.labels import STATUSES, word
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -23,36 +23,6 @@ if TYPE_CHECKING:
     from contracts.kernel import Clock
     from core.settings import Settings
     from services.workflow.persistence.instance_list import InstancePage
-
-STATUS_CODES = (
-    "created",
-    "running",
-    "waiting",
-    "stalled",
-    "compensating",
-    "suspended",
-    "completed",
-    "rejected",
-    "expired",
-    "failed",
-    "cancelled",
-)
-
-
-STATUS_WORDS = {
-    "created": N_("Created"),
-    "running": N_("Running"),
-    "waiting": N_("Waiting"),
-    "stalled": N_("Stalled"),
-    "compensating": N_("Compensating"),
-    "suspended": N_("Suspended"),
-    "completed": N_("Completed"),
-    "rejected": N_("Rejected"),
-    "expired": N_("Expired"),
-    "failed": N_("Failed"),
-    "cancelled": N_("Cancelled"),
-}
-"""The words the pages use for each status (``ui.labels.STATUSES``, same msgids)."""
 
 
 def table(page: InstancePage, zone_name: str) -> str:
@@ -67,7 +37,7 @@ def table(page: InstancePage, zone_name: str) -> str:
         (
             item.protocol,
             f"{item.definition_key} v{item.definition_version}",
-            _(STATUS_WORDS[item.status]) if item.status in STATUS_WORDS else item.status,
+            word(STATUSES, item.status, _),
             ", ".join(item.current_nodes) or "—",
             datetime_text(item.started_at, zone_name),
         )
@@ -91,7 +61,7 @@ def table(page: InstancePage, zone_name: str) -> str:
 
 @click.command("list", cls=ReadCommand)
 @click.option("--definition", "definition_key", default=None, help="Only this definition (key).")
-@click.option("--status", type=click.Choice(STATUS_CODES), default=None, help="Only this status.")
+@click.option("--status", type=click.Choice(list(STATUSES)), default=None, help="Only this status.")
 @click.option("--overdue", is_flag=True, help="Only instances with an open task past its due time.")
 @click.option(
     "--limit",

@@ -27,8 +27,16 @@ from core.cli import run_async
 from core.cli_progress import Progress, announce
 from services.workflow.api.operation_runs import OperationView, view_of
 from services.workflow.bootstrap import WorkflowService
+from services.workflow.cli.operations import echo_outcome, status_words
 from services.workflow.cli.reads import instance_id
 from services.workflow.cli.text import gettext as _
+from services.workflow.labels import (
+    MIGRATION_RESULTS,
+    STATUSES,
+    TOKEN_ACTIONS,
+    blocker_words,
+    word,
+)
 from services.workflow.persistence.migration_repo import SqlMigrationQueries
 from services.workflow.plugin import service_of
 from services.workflow.runtime.kernel.migration_plan import (
@@ -81,15 +89,17 @@ def _mapping(pairs: tuple[str, ...], mapping_file: Path | None) -> dict[str, str
 
 
 def _line(plan: InstancePlan) -> str:
-    head = f"{plan.protocol or plan.instance_id}  {plan.result}"
+    head = f"{plan.protocol or plan.instance_id}  {word(MIGRATION_RESULTS, plan.result, _)}"
     if plan.error:
         head += f" ({plan.error})"
     tokens = [
-        f"    {t.token_id}: {t.from_node} -> {t.to_node or '?'} [{t.action}]" for t in plan.tokens
+        f"    {t.token_id}: {t.from_node} -> {t.to_node or '?'} "
+        f"[{word(TOKEN_ACTIONS, t.action, _)}]"
+        for t in plan.tokens
     ]
     blockers = [
         "    "
-        + _("blocked: %(code)s") % {"code": b.code}
+        + _("blocked: %(reason)s") % {"reason": blocker_words(b.code, (), _)}
         + "".join(
             f" {k}={v}"
             for k, v in (("token", b.token_id), ("node", b.node_id), ("target", b.target))
@@ -102,7 +112,7 @@ def _line(plan: InstancePlan) -> str:
 
 
 def _text(report: MigrationReport) -> str:
-    """The report for a person; result and blocker codes stay codes (as in ``--json``)."""
+    """The report for a person, results and blockers in words (``--json`` keeps the codes)."""
     mode = _("dry run") if report.dry_run else _("migration")
     lines = [f"{mode}: {report.definition_key} v{report.from_version} -> v{report.to_version}"]
     lines += [
@@ -111,7 +121,7 @@ def _text(report: MigrationReport) -> str:
     ]
     lines += [_line(p) for p in report.instances]
     counts = {r: report.count(r) for r in ("would_migrate", "migrated", "blocked", "failed")}
-    summary = ", ".join(f"{n} {r}" for r, n in counts.items() if n)
+    summary = ", ".join(f"{word(MIGRATION_RESULTS, r, _)}: {n}" for r, n in counts.items() if n)
     lines.append("  " + (summary or _("nothing to migrate")))
     return "\n".join(lines)
 
@@ -296,14 +306,9 @@ def _operation_out(view: OperationView, *, waited: bool, as_json: bool) -> None:
     else:
         click.echo(
             _("operation %(id)s: %(status)s; %(progress)s")
-            % {"id": view.id, "status": view.status, "progress": _progress(view)}
+            % {"id": view.id, "status": status_words(view), "progress": _progress(view)}
         )
-        if view.error:
-            click.echo(_("error: %(error)s") % {"error": view.error})
-        for refusal in view.refusals:
-            click.echo(
-                _("refused %(item)s: %(code)s") % {"item": refusal.item_id, "code": refusal.code}
-            )
+        echo_outcome(view)
     if waited and (view.status != "finished" or view.refused):
         raise SystemExit(1)
 
@@ -341,7 +346,7 @@ def repair_cmd(
     at = ", ".join(view.current_nodes) or "-"
     click.echo(
         _("%(protocol)s %(status)s at %(nodes)s")
-        % {"protocol": view.protocol, "status": view.status, "nodes": at}
+        % {"protocol": view.protocol, "status": word(STATUSES, view.status, _).lower(), "nodes": at}
     )
 
 

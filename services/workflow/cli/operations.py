@@ -1,8 +1,9 @@
 """``tramita operation list|show|cancel``: long operations (batch jobs) from the command line.
 
 The same ``OperationService`` the pages and ``/api/v1/operations`` use. ``show`` prints the
-status and the counters (handled of total, done, refused, still to do) and each refused item
-with its reason code; ``--json`` prints the API's ``OperationView``. Exit codes: 0 done, 1 a
+kind, the status and the counters (handled of total, done, refused, still to do) and each refused
+item with its reason, in the reader's language (the pages' words); ``--json`` prints the API's
+``OperationView`` with the codes. Exit codes: 0 done, 1 a
 Tramita error such as an unknown id (one line on stderr).
 """
 
@@ -16,32 +17,45 @@ import click
 import msgspec
 
 from contracts.kernel import Actor
-from core.app import Platform
-from core.cli import run_async
 from services.workflow.api.operation_runs import OperationView, view_of
+from services.workflow.bootstrap import WorkflowService
 from services.workflow.cli.text import gettext as _
-from services.workflow.plugin import service_of
+from services.workflow.cli.workflow import with_service
+from services.workflow.labels import OPERATION_KINDS, OPERATION_STATUSES, refusal_words, word
 from services.workflow.runtime.services.operations import OperationService
 
 T = TypeVar("T")
 
 
 def _with_operations(action: Callable[[OperationService], Awaitable[T]]) -> T:
-    async def _run() -> T:
-        platform = await Platform.boot()
-        try:
-            operations = service_of(platform).operations
-            assert operations is not None, "the composition root wires the operations"
-            return await action(operations)
-        finally:
-            await platform.close()
+    async def _act(service: WorkflowService) -> T:
+        assert service.operations is not None, "the composition root wires the operations"
+        return await action(service.operations)
 
-    return run_async(_run)
+    return with_service(_act)
+
+
+def kind_words(view: OperationView) -> str:
+    """The operation's kind in words (``migration`` → "Migração de processos …")."""
+    return word(OPERATION_KINDS, view.kind, _)
+
+
+def status_words(view: OperationView) -> str:
+    """The operation's status in words, lower case for the middle of a line."""
+    return word(OPERATION_STATUSES, view.status, _).lower()
+
+
+def echo_outcome(view: OperationView) -> None:
+    """The operation's error, if any, and each refused item with its reason in words."""
+    if view.error:
+        click.echo(_("error: %(error)s") % {"error": view.error})
+    for refusal in view.refusals:
+        reason = refusal_words(view.kind, refusal.code, refusal.detail, _)
+        click.echo(_("refused %(item)s: %(reason)s") % {"item": refusal.item_id, "reason": reason})
 
 
 def _counters(view: OperationView) -> str:
-    """Handled of total, done, refused and still to do; kind and status stay codes (as in
-    ``--json`` and the API)."""
+    """Handled of total, done, refused and still to do."""
     return _(
         "%(handled)s/%(total)s handled (%(percent)s%%): "
         "%(done)s done, %(refused)s refused, %(remaining)s to do"
@@ -75,7 +89,8 @@ def list_cmd(as_json: bool) -> None:
     if not views:
         click.echo(_("no operations"))
     for view in views:
-        click.echo(f"{view.id}  {view.kind:<13} {view.status:<9} {_counters(view)}")
+        kind, status = kind_words(view), status_words(view)
+        click.echo(f"{view.id}  {kind}, {status}: {_counters(view)}")
 
 
 @operation_group.command("show")
@@ -94,15 +109,10 @@ def show_cmd(operation_id: UUID, as_json: bool) -> None:
         return
     click.echo(
         _("operation %(id)s: %(kind)s, %(status)s")
-        % {"id": view.id, "kind": view.kind, "status": view.status}
+        % {"id": view.id, "kind": kind_words(view), "status": status_words(view)}
     )
     click.echo(_counters(view))
-    if view.error:
-        click.echo(_("error: %(error)s") % {"error": view.error})
-    for refusal in view.refusals:
-        click.echo(
-            _("refused %(item)s: %(code)s") % {"item": refusal.item_id, "code": refusal.code}
-        )
+    echo_outcome(view)
 
 
 @operation_group.command("cancel")

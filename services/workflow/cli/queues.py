@@ -15,26 +15,16 @@ from uuid import UUID
 import click
 import msgspec
 
-from contracts.kernel import Actor
 from core.app import Platform
-from core.cli import run_async
 from services.workflow.cli.text import gettext as _
-from services.workflow.plugin import service_of
+from services.workflow.cli.workflow import CLI_ACTOR, with_platform
 from services.workflow.runtime.services.human_policy import Catalog
 
 T = TypeVar("T")
-CLI_ACTOR = Actor(kind="system", id="cli")
 
 
 def _with_catalog(action: Callable[[Platform, Catalog], Awaitable[T]]) -> T:
-    async def _run() -> T:
-        platform = await Platform.boot()
-        try:
-            return await action(platform, service_of(platform).catalog)
-        finally:
-            await platform.close()
-
-    return run_async(_run)
+    return with_platform(lambda platform, service: action(platform, service.catalog))
 
 
 def _emit(queue: str, members: list[str], as_json: bool) -> None:

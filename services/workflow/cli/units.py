@@ -15,27 +15,17 @@ from uuid import UUID
 import click
 import msgspec
 
-from contracts.kernel import Actor
 from core.app import Platform
-from core.cli import run_async
 from services.workflow.cli.text import gettext as _
-from services.workflow.plugin import service_of
+from services.workflow.cli.workflow import CLI_ACTOR, with_platform
 from services.workflow.runtime.services.units import UnitRecord, UnitService
 
 T = TypeVar("T")
-CLI_ACTOR = Actor(kind="system", id="cli")
 REASON = click.option("--reason", required=True, help="Why (kept in the audit trail).")
 
 
 def _with_units(action: Callable[[Platform, UnitService], Awaitable[T]]) -> T:
-    async def _run() -> T:
-        platform = await Platform.boot()
-        try:
-            return await action(platform, service_of(platform).units)
-        finally:
-            await platform.close()
-
-    return run_async(_run)
+    return with_platform(lambda platform, service: action(platform, service.units))
 
 
 @click.group("unit")

@@ -20,8 +20,10 @@ from core.cli import ReadCommand, run_async
 from services.workflow.cli.instance_list import list_instances_cmd
 from services.workflow.cli.reads import N_, resolve, with_reads
 from services.workflow.cli.text import gettext as _
+from services.workflow.labels import STATUSES, TASK_STATUSES, event_words, word
 
 if TYPE_CHECKING:
+    from core.app import Platform
     from services.workflow.bootstrap import WorkflowService
     from services.workflow.runtime.ports import UnitOfWork
 
@@ -29,18 +31,24 @@ T = TypeVar("T")
 CLI_ACTOR = Actor(kind="system", id="cli")
 
 
-def with_service(action: Callable[[WorkflowService], Awaitable[T]]) -> T:
+def with_platform(action: Callable[[Platform, WorkflowService], Awaitable[T]]) -> T:
+    """Boot the platform, run ``action`` with it and the workflow service, close it."""
     from core.app import Platform
     from services.workflow.plugin import service_of
 
     async def _run() -> T:
         platform = await Platform.boot()
         try:
-            return await action(service_of(platform))
+            return await action(platform, service_of(platform))
         finally:
             await platform.close()
 
     return run_async(_run)
+
+
+def with_service(action: Callable[[WorkflowService], Awaitable[T]]) -> T:
+    """Boot, run ``action`` with the workflow service, close."""
+    return with_platform(lambda _platform, service: action(service))
 
 
 def emit(data: Any, as_json: bool, text: Callable[[Any], str]) -> None:
@@ -203,7 +211,7 @@ def start_cmd(
             % {
                 "protocol": v.protocol,
                 "id": v.id,
-                "status": v.status,
+                "status": word(STATUSES, v.status, _).lower(),
                 "nodes": ", ".join(v.current_nodes),
             }
         ),
@@ -231,7 +239,8 @@ def show_cmd(ref: str, as_json: bool) -> None:
     def text(d: dict[str, Any]) -> str:
         v = d["instance"]
         lines = [
-            f"{v.protocol}  {v.definition_key} v{v.definition_version}  {v.status}",
+            f"{v.protocol}  {v.definition_key} v{v.definition_version}  "
+            + word(STATUSES, v.status, _),
             "  " + _("at: %(nodes)s") % {"nodes": ", ".join(v.current_nodes) or "-"},
         ]
         if v.failure is not None:
@@ -240,11 +249,19 @@ def show_cmd(ref: str, as_json: bool) -> None:
             lines.append("  " + failure % {"message": v.failure.message, "codes": codes})
         task = _("task %(id)s %(node)s [%(queue)s] %(status)s")
         lines += [
-            "  " + task % {"id": t.id, "node": t.node_id, "queue": t.queue, "status": t.status}
+            "  "
+            + task
+            % {
+                "id": t.id,
+                "node": t.node_id,
+                "queue": t.queue,
+                "status": word(TASK_STATUSES, t.status, _).lower(),
+            }
             for t in d["tasks"]
         ]
         lines += [
-            f"  {h.seq:3} {h.at:%Y-%m-%d %H:%M:%S} {h.event} {h.from_node or ''}->{h.to_node or ''}"
+            f"  {h.seq:3} {h.at:%Y-%m-%d %H:%M:%S} {event_words(h.event, _)} "
+            f"{h.from_node or ''}->{h.to_node or ''}"
             for h in d["history"]
         ]
         return "\n".join(lines)
@@ -297,7 +314,7 @@ def dlq_reprocess(dead_letter_id: str) -> None:
         return await service.engine.status(view.id)
 
     view = with_service(_go)
-    click.echo(f"{view.protocol} {view.status}")
+    click.echo(f"{view.protocol} {word(STATUSES, view.status, _).lower()}")
 
 
 @click.command("tick")

@@ -11,13 +11,14 @@ from dataclasses import dataclass
 
 from contracts.errors import DefinitionInvalid, FieldError
 
-from .checks import Collector, check_context_keys, check_names, check_nodes, check_structure
+from .checks import Collector, check_context_keys, check_names, check_structure
 from .dataflow import available_keys, dataflow_errors
 from .expressions import CompiledExpressions, compile_expressions
 from .forkjoin import ForkJoin, analyse_forks
 from .graph import Graph
 from .messages import N_, NOT_VALID
 from .model import Definition, EndNode, ExclusiveNode, ParallelNode, StartNode
+from .node_checks import check_nodes
 from .ports import ExpressionCompiler, KnownNames, TableCompiler
 
 

@@ -22,32 +22,14 @@ from litestar import Controller, Request, Response, post
 
 from contracts.errors import BadRequest
 from contracts.workflow.types import TaskView
-from core.i18n import N_, gettext
+from core.i18n import gettext
 from services.workflow.api.operation_runs import operations_of
+from services.workflow.labels import REFUSED, TASK_REFUSALS
 from services.workflow.runtime.services.human_tasks import BulkItem
 from services.workflow.ui.deps import inbox_of, tasks_of
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
-REASONS = {
-    "claimed_by_other": N_("Claimed by another clerk."),
-    "not_a_member": N_("You are not a member of the task's queue."),
-    "not_a_member:target": N_("That person is not a member of the task's queue."),
-    "missing_permission": N_("You lack the permission of the task's queue."),
-    "missing_permission:target": N_("That person lacks the permission of the task's queue."),
-    "unknown_queue": N_("Unknown or inactive queue."),
-    "unknown_task": N_("Unknown task."),
-    "task_closed": N_("The task is already closed."),
-    "not_claimed": N_("The task is not claimed."),
-    "forward_not_allowed": N_(
-        "You may only forward into your own queues or the queues this one forwards to."
-    ),
-    "separation_of_duties": N_("Separation of duties: this person cannot hold this task."),
-    "idempotency_key_reused": N_(
-        "This form was already used for another action: reload the inbox."
-    ),
-}
-FALLBACK = N_("Refused.")
 MAX_BULK = 200
 
 
@@ -67,7 +49,7 @@ def reason_of(item: BulkItem) -> str | None:
     code = item.code
     if code is None and item.problem == "idempotency-key-reused":
         code = "idempotency_key_reused"
-    text = REASONS.get(f"{code}:{item.who}") or REASONS.get(code or "") or FALLBACK
+    text = TASK_REFUSALS.get(f"{code}:{item.who}") or TASK_REFUSALS.get(code or "") or REFUSED
     return gettext(text)
 
 

@@ -18,122 +18,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from core.i18n import N_, gettext
-
-STATUSES: Mapping[str, str] = {
-    "created": N_("Created"),
-    "running": N_("Running"),
-    "waiting": N_("Waiting"),
-    "stalled": N_("Stalled"),
-    "compensating": N_("Compensating"),
-    "suspended": N_("Suspended"),
-    "completed": N_("Completed"),
-    "rejected": N_("Rejected"),
-    "expired": N_("Expired"),
-    "failed": N_("Failed"),
-    "cancelled": N_("Cancelled"),
-}
-"""Instance statuses (``contracts.workflow.types.InstanceStatus``)."""
-
-TASK_STATUSES: Mapping[str, str] = {
-    "ready": N_("In the queue"),
-    "claimed": N_("Claimed"),
-    "completed": N_("Completed"),
-    "cancelled": N_("Cancelled"),
-}
-"""Human task statuses (``TaskStatus``)."""
-
-STEP_STATUSES: Mapping[str, str] = {
-    "scheduled": N_("Scheduled"),
-    "pending": N_("Pending"),
-    "running": N_("Running"),
-    "succeeded": N_("Succeeded"),
-    "failed": N_("Failed"),
-    "dead": N_("Dead letter"),
-    "cancelled": N_("Cancelled"),
-}
-"""Automatic step statuses (the attempts of a service task)."""
-
-VERSION_STATUSES: Mapping[str, str] = {
-    "published": N_("Published"),
-    "draft": N_("Draft"),
-    "retired": N_("Retired"),
-}
-"""Definition version statuses."""
-
-EVENTS: Mapping[str, str] = {
-    "started": N_("Case started"),
-    "step_succeeded": N_("Step done"),
-    "step_failed": N_("Step failed"),
-    "step_attempt_failed": N_("Step attempt failed"),
-    "task_completed": N_("Task completed"),
-    "timer_fired": N_("Deadline reached"),
-    "cancelled": N_("Case cancelled"),
-    "signalled": N_("Signal received"),
-    "reprocessed": N_("Step sent again"),
-    "abandoned": N_("Step abandoned"),
-    "migrated": N_("Moved to another version"),
-    "repaired": N_("Repaired by an operator"),
-    "compensation_done": N_("Compensation done"),
-}
-"""History events: the tag of each engine event (``runtime/kernel/events.py``)."""
-
-TRANSITIONS: Mapping[str, str] = {
-    "started": N_("Entered the first step"),
-    "step_succeeded": N_("Moved on after an automatic step"),
-    "task_completed": N_("Moved on after a task"),
-    "timer": N_("Moved on when a deadline was reached"),
-    "migrated": N_("Moved by a migration"),
-    "repaired": N_("Moved by an operator"),
-    "held": N_("Held for an operator"),
-    "pending_task": N_("Waiting for an operator to fix the data"),
-    "reprocessed": N_("Step sent again"),
-    "completed": N_("Case completed"),
-    "rejected": N_("Case rejected"),
-    "expired": N_("Case expired"),
-    "failed": N_("Case failed"),
-    "cancelled": N_("Case cancelled"),
-}
-"""History ``transition.<cause>`` entries (``task_completed:<outcome>`` and ``timer:<id>`` by
-their prefix)."""
-
-NODE_TYPES: Mapping[str, str] = {
-    "start": N_("Start"),
-    "validation": N_("Validation"),
-    "approval": N_("Approval"),
-    "user_task": N_("Task for a person"),
-    "manual_task": N_("Manual task"),
-    "service_task": N_("Automatic step"),
-    "integration": N_("Integration"),
-    "notification": N_("Notification"),
-    "timer": N_("Wait"),
-    "exclusive": N_("Decision"),
-    "parallel": N_("Parallel paths"),
-    "decision_table": N_("Decision table"),
-    "end": N_("End"),
-}
-"""Node types (the ``type`` tag of ``definition/model.py``)."""
-
-OUTCOMES: Mapping[str, str] = {
-    "approve": N_("Approve"),
-    "approved": N_("Approved"),
-    "reject": N_("Reject"),
-    "rejected": N_("Rejected"),
-    "return": N_("Return"),
-    "extend": N_("Extend the deadline"),
-    "answer": N_("Answer"),
-    "forward": N_("Forward"),
-    "deny": N_("Deny"),
-    "grant": N_("Grant"),
-}
-"""Common outcome ids, for definitions that do not name their outcomes."""
+from services.workflow.labels import (
+    NODE_TYPES,
+    OUTCOMES,
+    STATUSES,
+    STEP_STATUSES,
+    TASK_STATUSES,
+    VERSION_STATUSES,
+    event_words,
+    word,
+)
 
 
 def _label(table: Mapping[str, str], code: object) -> str:
-    if code is None:
-        return "—"
-    text = str(code)
-    found = table.get(text)
-    return gettext(found) if found else text
+    return word(table, code, gettext)
 
 
 def status_label(code: object) -> str:
@@ -163,18 +61,7 @@ def node_type_label(code: object) -> str:
 
 def event_label(code: object) -> str:
     """A history entry's event: an engine event, or ``transition.<cause>``."""
-    if code is None:
-        return "—"
-    text = str(code)
-    if not text.startswith("transition."):
-        return _label(EVENTS, text)
-    cause = text.removeprefix("transition.")
-    head, _, detail = cause.partition(":")
-    if head == "task_completed" and detail:
-        return gettext("Moved on after a task (%(outcome)s)") % {"outcome": outcome_label(detail)}
-    if head == "timer" and detail:
-        return gettext(TRANSITIONS["timer"])
-    return _label(TRANSITIONS, cause)
+    return event_words(code, gettext)
 
 
 FILTERS: Mapping[str, Callable[[object], str]] = {

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from core.i18n import N_, gettext, ngettext
+from core.i18n import gettext, ngettext
+from services.workflow.labels import MIGRATION_RESULTS, TOKEN_ACTIONS, blocker_words, word
 from services.workflow.runtime.kernel.migration_plan import Blocker, MigrationReport
-from services.workflow.ui.labels import status_label
 from services.workflow.ui.migration_forms import Problem, map_field
 
 FIXED_BY_MAPPING = frozenset(
@@ -35,50 +35,13 @@ FORK_CODES = frozenset(
 )
 """Codes about a whole fork: the mapping as a whole must change, not one node."""
 
-BLOCKER_TEXT = {
-    "not_found": N_("case not found"),
-    "not_on_source_version": N_("the case is not on the source version"),
-    "unmapped_node": N_("the step does not exist in the target version: choose a matching step"),
-    "parallel_token_unmapped": N_(
-        "a parallel branch is on a step that does not exist in the target version: "
-        "choose a matching step"
-    ),
-    "mapped_node_missing": N_("the chosen step does not exist in the target version"),
-    "target_is_start": N_("a case cannot be sent back to the start"),
-    "token_needs_operator": N_("the step is pending or a dead letter: resolve or repair it first"),
-    "node_type_changed": N_("the step changes type in the target version with open work"),
-    "form_changed": N_("the open task would move to another form"),
-    "join_target_not_join": N_("a branch waiting at a join can only go to a join"),
-    "missing_context": N_("data the target step needs is missing"),
-    "parallel_scope_mismatch": N_("the chosen step is at another level of parallelism"),
-    "parallel_branches_split": N_("the parallel branches would land on different forks"),
-    "parallel_branches_merged": N_("two parallel branches would land on the same branch"),
-    "join_arity_changed": N_("the join in the target version waits for another number of branches"),
-    "changed_since_dry_run": N_("the case changed since the dry run"),
-}
-RESULT_TEXT = {
-    "would_migrate": N_("Will be migrated"),
-    "migrated": N_("Migrated"),
-    "blocked": N_("Blocked"),
-    "failed": N_("Failed"),
-}
-ACTION_TEXT = {"keep": N_("stays"), "reenter": N_("re-enters"), "blocked": N_("blocked")}
 
-
-def _text(table: dict[str, str], code: str) -> str:
-    found = table.get(code)
-    return gettext(found) if found else code
+def _text(table: Mapping[str, str], code: str) -> str:
+    return word(table, code, gettext)
 
 
 def blocker_text(blocker: Blocker) -> str:
-    found = BLOCKER_TEXT.get(blocker.code)
-    text = gettext(found) if found else None
-    if text is None and blocker.code.startswith("instance_"):
-        status = status_label(blocker.code.removeprefix("instance_")).lower()
-        text = gettext("the case is %(status)s") % {"status": status}
-    text = text or blocker.code
-    if blocker.keys:
-        text += f" ({', '.join(blocker.keys)})"
+    text = blocker_words(blocker.code, blocker.keys, gettext)
     return text[:1].upper() + text[1:]
 
 
@@ -194,7 +157,7 @@ def instance_lines(report: MigrationReport, sources: Sequence[str]) -> list[Inst
     lines = []
     for plan in report.instances:
         moves = tuple(
-            f"{t.from_node} → {t.to_node or '?'} ({_text(ACTION_TEXT, t.action)})"
+            f"{t.from_node} → {t.to_node or '?'} ({_text(TOKEN_ACTIONS, t.action)})"
             for t in plan.tokens
         )
         blockers = tuple(
@@ -205,7 +168,7 @@ def instance_lines(report: MigrationReport, sources: Sequence[str]) -> list[Inst
                 id=plan.instance_id,
                 protocol=plan.protocol or plan.instance_id,
                 result=plan.result,
-                result_text=_text(RESULT_TEXT, plan.result),
+                result_text=_text(MIGRATION_RESULTS, plan.result),
                 moves=moves,
                 blockers=blockers,
                 error=plan.error,

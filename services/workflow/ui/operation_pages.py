@@ -20,7 +20,7 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.params import FromPath
 
 from contracts.errors import Forbidden, TramitaError
-from core.i18n import N_, gettext
+from core.i18n import gettext
 from core.localtime import datetime_text
 from services.workflow.api.operation_runs import (
     OPERATORS,
@@ -29,11 +29,10 @@ from services.workflow.api.operation_runs import (
     operations_of,
     visible_operation,
 )
+from services.workflow.labels import OPERATION_KINDS, OPERATION_STATUSES, refusal_words, word
 from services.workflow.runtime.ports.operations import Operation, OperationItem
 from services.workflow.ui.actions import Action, perform, show
-from services.workflow.ui.bulk import FALLBACK, REASONS
 from services.workflow.ui.deps import engine_of, inbox_of, reads_of
-from services.workflow.ui.migration_views import BLOCKER_TEXT
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import page, see_other, session_user, ui_actor
 
@@ -41,36 +40,6 @@ OPERATIONS = "/cms/workflow/operations"
 REFRESH_S = 3
 MAX_SHOWN = 200
 """Refused items listed on the page (the API lists them all)."""
-
-KIND_TEXT = {
-    "migration": N_("Migration of cases to another version"),
-    "bulk_claim": N_("Claim tasks in bulk"),
-    "bulk_forward": N_("Forward tasks in bulk"),
-    "bulk_assign": N_("Assign tasks in bulk"),
-    "bulk_abandon": N_("Give tasks back in bulk"),
-    "dead_letter_abandon": N_("Give up failed steps in bulk"),
-}
-STATUS_TEXT = {
-    "queued": N_("Waiting to start"),
-    "running": N_("Running"),
-    "finished": N_("Finished"),
-    "failed": N_("Failed"),
-    "cancelled": N_("Cancelled"),
-}
-PROBLEM_TEXT = {
-    "concurrent-modification": N_("the case changed while it was being migrated"),
-    "not-found": N_("case not found"),
-    "failed": N_("Refused."),
-}
-
-
-LETTER_TEXT = {
-    "dead_letter_handled": N_(
-        "The step was already handled (run again, given up, or closed with its case)."
-    ),
-    "not-found": N_("Unknown dead letter."),
-    "invalid-transition": N_("The case is no longer running."),
-}
 
 
 def _page_guard() -> Any:
@@ -90,30 +59,20 @@ def _page_guard() -> Any:
 
 def letter_refusal(item: OperationItem) -> str:
     """Why a dead letter was not given up (its code, else its problem type)."""
-    problem = str((item.detail or {}).get("problem") or "")
-    text = LETTER_TEXT.get(item.code or "") or LETTER_TEXT.get(problem) or FALLBACK
-    return gettext(text)
+    return refusal_words("dead_letter_abandon", item.code, item.detail, gettext)
 
 
 def kind_text(kind: str) -> str:
-    return gettext(KIND_TEXT[kind]) if kind in KIND_TEXT else kind
+    return word(OPERATION_KINDS, kind, gettext)
 
 
 def status_text(status: str) -> str:
-    return gettext(STATUS_TEXT[status]) if status in STATUS_TEXT else status
+    return word(OPERATION_STATUSES, status, gettext)
 
 
 def refusal_text(kind: str, item: OperationItem) -> str:
     """Why an item was refused, in words (from its fixed code, never an exception's text)."""
-    code = item.code or ""
-    if kind == "migration":
-        text = BLOCKER_TEXT.get(code) or PROBLEM_TEXT.get(code)
-        return gettext(text) if text else gettext(FALLBACK)
-    if kind == "dead_letter_abandon":
-        return letter_refusal(item)
-    who = (item.detail or {}).get("who")
-    found = REASONS.get(f"{code}:{who}") or REASONS.get(code) or FALLBACK
-    return gettext(found)
+    return refusal_words(kind, item.code, item.detail, gettext)
 
 
 async def _labels(

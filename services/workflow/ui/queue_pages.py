@@ -21,10 +21,11 @@ from contracts.errors import NotFound
 from core.i18n import gettext
 from services.workflow.api.queues import catalog_of
 from services.workflow.runtime.services.inbox import QueueOption
-from services.workflow.ui.actions import Action, Choice, Refusal, perform, show
+from services.workflow.ui.actions import Action, perform, show
 from services.workflow.ui.deps import inbox_of
+from services.workflow.ui.member_forms import form_username, login_choice, person_name, user_named
 from services.workflow.ui.people import names_of
-from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor
+from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 QUEUES = "/cms/workflow/queues"
 MESSAGES = ("added", "removed", "unchanged")
@@ -52,9 +53,7 @@ def _add(queue: QueueOption, username: str = "") -> Action:
         back=_members_url(queue.key),
         button=gettext("Add the member"),
         facts=[(gettext("Queue"), queue.name)],
-        choices=[
-            Choice(name="username", label=gettext("Login name"), options=(), selected=username)
-        ],
+        choices=[login_choice(username)],
     )
 
 
@@ -104,16 +103,12 @@ class QueuePagesController(Controller):
     @post("/{key:str}/members/add", status_code=303)
     async def add(self, request: Request[Any, Any, Any], key: FromPath[str]) -> Response[Any]:
         queue = await _queue(request, key)
-        form = await request.form()
-        username = str(form.get("username") or "").strip()[:200]
+        username = await form_username(request)
 
         async def act(reason: str, _form: Any) -> Response[Any]:
-            try:
-                user = await platform_of(request).directory.user_named(username)
-            except NotFound as exc:
-                raise Refusal(gettext("Nobody signs in with this login name.")) from exc
+            user_id = await user_named(request, username)
             added = await catalog_of(request).add_member(
-                queue.key, user.id, actor=ui_actor(request), reason=reason
+                queue.key, user_id, actor=ui_actor(request), reason=reason
             )
             return see_other(f"{_members_url(queue.key)}?msg={'added' if added else 'unchanged'}")
 
@@ -124,7 +119,7 @@ class QueuePagesController(Controller):
         self, request: Request[Any, Any, Any], key: FromPath[str], member: FromPath[UUID]
     ) -> Response[Any]:
         queue, user_id = await _queue(request, key), str(member)
-        name = (await names_of(request, [user_id])).get(user_id) or gettext("unknown person")
+        name = await person_name(request, user_id)
         return show(request, _remove(queue, user_id, name))
 
     @post("/{key:str}/members/{member:uuid}/remove", status_code=303)
@@ -132,7 +127,7 @@ class QueuePagesController(Controller):
         self, request: Request[Any, Any, Any], key: FromPath[str], member: FromPath[UUID]
     ) -> Response[Any]:
         queue, user_id = await _queue(request, key), str(member)
-        name = (await names_of(request, [user_id])).get(user_id) or gettext("unknown person")
+        name = await person_name(request, user_id)
 
         async def act(reason: str, _form: Any) -> Response[Any]:
             removed = await catalog_of(request).remove_member(

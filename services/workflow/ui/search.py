@@ -19,26 +19,17 @@ from litestar import Controller, Request, Response, get
 from markupsafe import Markup
 
 from contracts.workflow.types import TERMINAL_STATUSES
-from core.i18n import N_, gettext
+from core.i18n import gettext
 from core.localtime import DEFAULT_ZONE, zone
+from services.workflow.labels import STATUSES as INSTANCE_STATUSES
 from services.workflow.reads.search import InstanceQuery
 from services.workflow.ui.deps import inbox_of, reads_of
 from services.workflow.ui.web import page, page_requires, platform_of
 
 SEARCH = "/cms/workflow/search"
 PAGE = 25
-STATUSES = {
-    "created": N_("Created"),
-    "running": N_("Running"),
-    "waiting": N_("Waiting"),
-    "stalled": N_("Stalled"),
-    "compensating": N_("Compensating"),
-    "completed": N_("Completed"),
-    "rejected": N_("Rejected"),
-    "expired": N_("Expired"),
-    "failed": N_("Failed"),
-    "cancelled": N_("Cancelled"),
-}
+STATUSES = {code: text for code, text in INSTANCE_STATUSES.items() if code != "suspended"}
+"""The statuses a search filters by."""
 _KEEP = ("protocol", "definition", "status", "node", "queue", "from", "to", "field", "overdue")
 
 

@@ -22,8 +22,9 @@ from core.i18n import gettext
 from services.workflow.runtime.services.units import UnitRecord
 from services.workflow.ui.actions import Action, Choice, Refusal, perform, show
 from services.workflow.ui.deps import inbox_of, units_of
+from services.workflow.ui.member_forms import form_username, login_choice, person_name, user_named
 from services.workflow.ui.people import names_of
-from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor
+from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 UNITS = "/cms/workflow/units"
 MESSAGES = ("created", "queue", "added", "removed", "unchanged")
@@ -76,9 +77,7 @@ def _add(unit: UnitRecord, username: str = "") -> Action:
         back=UNITS,
         button=gettext("Add the supervisor"),
         facts=[(gettext("Unit"), unit.name)],
-        choices=[
-            Choice(name="username", label=gettext("Login name"), options=(), selected=username)
-        ],
+        choices=[login_choice(username)],
     )
 
 
@@ -167,16 +166,12 @@ class UnitPagesController(Controller):
     @post("/{key:str}/supervisors/add", status_code=303)
     async def add(self, request: Request[Any, Any, Any], key: FromPath[str]) -> Response[Any]:
         unit = await units_of(request).unit(key)
-        form = await request.form()
-        username = str(form.get("username") or "").strip()[:200]
+        username = await form_username(request)
 
         async def act(reason: str, _form: Any) -> Response[Any]:
-            try:
-                user = await platform_of(request).directory.user_named(username)
-            except NotFound as exc:
-                raise Refusal(gettext("Nobody signs in with this login name.")) from exc
+            user_id = await user_named(request, username)
             added = await units_of(request).add_supervisor(
-                unit.key, user.id, actor=ui_actor(request), reason=reason
+                unit.key, user_id, actor=ui_actor(request), reason=reason
             )
             return see_other(f"{UNITS}?msg={'added' if added else 'unchanged'}")
 
@@ -187,7 +182,7 @@ class UnitPagesController(Controller):
         self, request: Request[Any, Any, Any], key: FromPath[str], person: FromPath[UUID]
     ) -> Response[Any]:
         unit, user_id = await units_of(request).unit(key), str(person)
-        name = (await names_of(request, [user_id])).get(user_id) or gettext("unknown person")
+        name = await person_name(request, user_id)
         return show(request, _remove(unit, user_id, name))
 
     @post("/{key:str}/supervisors/{person:uuid}/remove", status_code=303)
@@ -195,7 +190,7 @@ class UnitPagesController(Controller):
         self, request: Request[Any, Any, Any], key: FromPath[str], person: FromPath[UUID]
     ) -> Response[Any]:
         unit, user_id = await units_of(request).unit(key), str(person)
-        name = (await names_of(request, [user_id])).get(user_id) or gettext("unknown person")
+        name = await person_name(request, user_id)
 
         async def act(reason: str, _form: Any) -> Response[Any]:
             removed = await units_of(request).remove_supervisor(

@@ -85,7 +85,9 @@ def test_the_cli_dry_run_prints_the_plan_and_moves_nothing(cli_env: str) -> None
     args = ["leave.request", "--from", "1", "--to", "2", "--map", "review=check"]
     result = CliRunner().invoke(migrate_cmd, [*args, "--instance", ids[0]])
     assert result.exit_code == 0, result.output
-    assert "t: review -> check [reenter]" in result.output and "1 would_migrate" in result.output
+    assert "t: review -> check [reentra]" in result.output
+    assert "LVR-2026-000001  Será migrado\n" in result.output
+    assert "  Será migrado: 1\n" in result.output
     assert result.stdout.startswith("simulação: leave.request v1 -> v2")
     assert statuses(cli_env, ids) == [(1, ("review",))]
 
@@ -102,7 +104,7 @@ def test_the_cli_applies_a_batch_only_to_the_chosen_saying_first_what_it_does(
     assert result.stderr.splitlines() == [
         "migrando 20 instâncias de leave.request da v1 para a v2…"
     ]  # not a terminal and no --progress: the first line only
-    assert "20 migrated" in result.stdout
+    assert "  Migrado: 20\n" in result.stdout
     assert statuses(cli_env, chosen) == [(2, ("check",))] * 20
     assert statuses(cli_env, left) == [(1, ("review",))]
 
@@ -138,7 +140,7 @@ def test_the_cli_repair_moves_the_token_with_a_reason(cli_env: str) -> None:
     args = [instance_id, "--to", "done", "--reason", "handled by phone"]
     result = CliRunner().invoke(repair_cmd, args)
     assert result.exit_code == 0, result.output
-    assert result.stdout.endswith(" completed em -\n")
+    assert result.stdout.endswith(" concluído em -\n")
 
 
 APPLY = ["leave.request", "--from", "1", "--to", "2", "--map", "review=check", "--apply"]
@@ -180,8 +182,8 @@ def test_wait_follows_the_background_migration_on_stderr_until_it_is_over(
     assert result.exit_code == 1, result.output  # one id is refused
     assert "migrando em segundo plano: operação " in result.stderr
     assert "6/6 tratados (100%): 5 feitos, 1 recusados" in result.stderr
-    assert ": finished; 6/6 tratados (100%): 5 feitos, 1 recusados" in result.stdout
-    assert "recusado 019cae6b-6600-7000-8000-0000000000ff: " in result.stdout
+    assert ": concluída; 6/6 tratados (100%): 5 feitos, 1 recusados" in result.stdout
+    assert "recusado 019cae6b-6600-7000-8000-0000000000ff: processo não encontrado" in result.stdout
     assert "Traceback" not in result.output
     assert statuses(cli_env, ids) == [(2, ("check",))] * 5
 

@@ -56,9 +56,12 @@ def test_show_prints_the_counters_and_each_refused_item(cli_env: str) -> None:
     operation_id = start(cli_env, [*ids, UNKNOWN], run=True)
     result = CliRunner().invoke(show_cmd, [operation_id])
     assert result.exit_code == 0, result.output
-    assert f"operação {operation_id}: migration, finished" in result.output
+    assert (
+        f"operação {operation_id}: Migração de processos para outra versão, concluída"
+        in result.output
+    )
     assert "3/3 tratados (100%): 2 feitos, 1 recusados, 0 a fazer" in result.output
-    assert f"recusado {UNKNOWN}: not_found" in result.output
+    assert f"recusado {UNKNOWN}: processo não encontrado" in result.output
     listed = CliRunner().invoke(list_cmd, [])
     assert listed.exit_code == 0 and operation_id in listed.output
 
@@ -83,10 +86,10 @@ def test_show_speaks_english_with_tramita_lang_en(
     result = CliRunner().invoke(show_cmd, [operation_id])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[:2] == [
-        f"operation {operation_id}: migration, finished",
+        f"operation {operation_id}: Migration of cases to another version, finished",
         "2/2 handled (100%): 1 done, 1 refused, 0 to do",
     ]
-    assert f"refused {UNKNOWN}: not_found" in result.output
+    assert f"refused {UNKNOWN}: case not found" in result.output
 
 
 def test_an_empty_list_says_so_in_portuguese(cli_env: str) -> None:

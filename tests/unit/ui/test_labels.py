@@ -13,6 +13,7 @@ from jinja2 import Environment
 from contracts.errors import TramitaError
 from contracts.workflow.types import InstanceStatus, TaskStatus
 from core import i18n
+from services.workflow import labels as tables
 from services.workflow.definition import model
 from services.workflow.runtime.kernel import events
 from services.workflow.ui import labels
@@ -26,13 +27,13 @@ def _engine_catalog() -> None:
 
 
 def test_every_instance_and_task_status_has_a_label() -> None:
-    assert set(get_args(InstanceStatus)) <= set(labels.STATUSES)
-    assert set(get_args(TaskStatus)) <= set(labels.TASK_STATUSES)
+    assert set(get_args(InstanceStatus)) <= set(tables.STATUSES)
+    assert set(get_args(TaskStatus)) <= set(tables.TASK_STATUSES)
 
 
 def test_every_node_type_has_a_label() -> None:
     tags = {cls.__struct_config__.tag for cls in get_args(model.Node)}
-    assert tags == set(labels.NODE_TYPES)
+    assert tags == set(tables.NODE_TYPES)
 
 
 def test_every_engine_event_has_a_label() -> None:
@@ -41,7 +42,7 @@ def test_every_engine_event_has_a_label() -> None:
         for cls in vars(events).values()
         if isinstance(cls, type) and issubclass(cls, events._Event) and cls is not events._Event
     }
-    assert tags == set(labels.EVENTS)
+    assert tags == set(tables.EVENTS)
 
 
 @pytest.mark.parametrize(
