@@ -36,11 +36,8 @@ from litestar.types import ASGIApp, Receive, ReceiveMessage, Scope, Send
 from litestar.typing import FieldDefinition
 
 from contracts.errors import BadRequest, FieldError, PayloadTooLarge
+from core.numbers import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
-INT32_MIN = -(2**31)
-INT32_MAX = 2**31 - 1
 MAX_JSON_DEPTH = 64
 """Levels of arrays and objects a JSON body may nest (definitions and forms use about ten)."""
 MAX_ERRORS = 20
@@ -54,20 +51,6 @@ _INT32 = f"Use an integer from {INT32_MIN} to {INT32_MAX}."
 _DEEP = f"JSON may nest at most {MAX_JSON_DEPTH} levels of arrays and objects."
 _NAIVE = "Add a time zone offset (for example Z or -03:00)."
 _RANGE = "Use a date and time that can be expressed in UTC."
-
-
-def whole_number(raw: str | None, *, low: int = 0, high: int = INT32_MAX) -> int | None:
-    """``raw`` as an integer from ``low`` to ``high`` (an ``INTEGER`` column by default), or
-    ``None``: for numbers a page parses from a form itself. ASCII digits only: ``str.isdigit``
-    accepts ``"²"``, which ``int()`` then refuses."""
-    text = (raw or "").strip()
-    if not text or len(text) > 19 or not text.lstrip("-").isascii():
-        return None
-    digits = text[1:] if text.startswith("-") else text
-    if not digits.isdigit():
-        return None
-    number = int(text)
-    return number if low <= number <= high else None
 
 
 def _error(path: str, code: str, message: str) -> FieldError:

@@ -52,6 +52,23 @@ def test_the_repository_keeps_every_contract() -> None:
         ("contracts/kernel.py", "import core.clock", "contracts imports nothing"),
         ("core/clock.py", "import modules.diario.domain", "core imports only contracts"),
         ("services/workflow/plugin.py", "import modules.diario", "never imports a module"),
+        (
+            "services/workflow/runtime/kernel/state.py",
+            "import services.workflow.runtime.services.engine",
+            "the workflow service's layers",
+        ),
+        (
+            "services/workflow/persistence/tables.py",
+            "import services.workflow.api.routes",
+            "the workflow service's layers",
+        ),
+        ("services/workflow/definition/model.py", "import litestar", "import no I/O framework"),
+        ("contracts/kernel.py", "import sqlalchemy", "import no I/O framework"),
+        (
+            "services/workflow/runtime/services/engine.py",
+            "import redis",
+            "reaches I/O only through its ports",
+        ),
     ],
 )
 def test_an_injected_forbidden_import_breaks_the_check(

@@ -20,7 +20,7 @@ from msgspec import Meta
 from contracts.errors import ServiceUnavailable
 from contracts.workflow.types import InstanceView
 from core.auth import actor_of, requires
-from core.boundary import INT32_MAX
+from core.numbers import INT32_MAX
 from services.workflow.api.deps import engine_of, platform_of
 from services.workflow.runtime.kernel.migration_plan import MigrationReport, MigrationRequest
 from services.workflow.runtime.ports import UnitOfWork

@@ -9,7 +9,7 @@ import msgspec
 from msgspec import Meta
 
 from contracts.workflow.types import SubjectRef
-from core.boundary import INT32_MAX
+from core.numbers import INT32_MAX
 from services.workflow.reads.operations import DeadLetterView
 from services.workflow.reads.search import InstanceSummary
 

@@ -29,7 +29,7 @@ from contracts.errors import (
     FieldError,
     NotFound,
 )
-from core.boundary import whole_number
+from core.numbers import whole_number
 from services.workflow.definition.drafts.ops import (
     IDENTIFIER,
     NODE_TYPES,

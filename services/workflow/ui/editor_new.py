@@ -11,8 +11,8 @@ from litestar import Controller, Request, Response, get, post
 from litestar.connection import ASGIConnection
 
 from contracts.errors import NotFound, ServiceUnavailable
-from core.boundary import whole_number
 from core.i18n import gettext
+from core.numbers import whole_number
 from services.workflow.definition.drafts.ops import OpError
 from services.workflow.definition.drafts.props import new_document
 from services.workflow.reads.drafts import DRAFTS_KEY, DraftStore

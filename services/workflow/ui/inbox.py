@@ -24,8 +24,8 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
 from contracts.errors import BadRequest
-from core.boundary import whole_number
 from core.i18n import N_, current_locale, gettext
+from core.numbers import whole_number
 from services.workflow.runtime.services.inbox import MAX_PAGE, Count, InboxQuery, SortKey
 from services.workflow.runtime.services.units import Scope
 from services.workflow.ui.deadline_view import badges_of

@@ -15,8 +15,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.boundary import whole_number
 from core.i18n import N_, gettext
+from core.numbers import whole_number
 
 MAX_INSTANCES = 500
 """The same ceiling as the JSON API's ``instance_ids``: larger moves go in batches."""

@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from core.boundary import whole_number
 from core.i18n import gettext
+from core.numbers import whole_number
 from services.workflow.definition.drafts.ops import (
     HUMAN,
     MAX_EXPR,
