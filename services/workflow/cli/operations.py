@@ -20,7 +20,7 @@ from core.app import Platform
 from core.cli import run_async
 from services.workflow.api.operation_runs import OperationView, view_of
 from services.workflow.cli.text import gettext as _
-from services.workflow.plugin import service_of
+from services.workflow.handles import handles_of
 from services.workflow.runtime.services.operations import OperationService
 
 T = TypeVar("T")
@@ -30,7 +30,7 @@ def _with_operations(action: Callable[[OperationService], Awaitable[T]]) -> T:
     async def _run() -> T:
         platform = await Platform.boot()
         try:
-            operations = service_of(platform).operations
+            operations = handles_of(platform).operations
             assert operations is not None, "the composition root wires the operations"
             return await action(operations)
         finally:

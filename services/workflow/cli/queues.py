@@ -19,7 +19,7 @@ from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
 from services.workflow.cli.text import gettext as _
-from services.workflow.plugin import service_of
+from services.workflow.handles import handles_of
 from services.workflow.runtime.services.human_policy import Catalog
 
 T = TypeVar("T")
@@ -30,7 +30,7 @@ def _with_catalog(action: Callable[[Platform, Catalog], Awaitable[T]]) -> T:
     async def _run() -> T:
         platform = await Platform.boot()
         try:
-            return await action(platform, service_of(platform).catalog)
+            return await action(platform, handles_of(platform).catalog)
         finally:
             await platform.close()
 

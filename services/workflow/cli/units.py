@@ -19,7 +19,7 @@ from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
 from services.workflow.cli.text import gettext as _
-from services.workflow.plugin import service_of
+from services.workflow.handles import handles_of
 from services.workflow.runtime.services.units import UnitRecord, UnitService
 
 T = TypeVar("T")
@@ -31,7 +31,7 @@ def _with_units(action: Callable[[Platform, UnitService], Awaitable[T]]) -> T:
     async def _run() -> T:
         platform = await Platform.boot()
         try:
-            return await action(platform, service_of(platform).units)
+            return await action(platform, handles_of(platform).units)
         finally:
             await platform.close()
 

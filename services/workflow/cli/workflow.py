@@ -31,7 +31,7 @@ CLI_ACTOR = Actor(kind="system", id="cli")
 
 def with_service(action: Callable[[WorkflowService], Awaitable[T]]) -> T:
     from core.app import Platform
-    from services.workflow.plugin import service_of
+    from services.workflow.bootstrap import service_of
 
     async def _run() -> T:
         platform = await Platform.boot()
