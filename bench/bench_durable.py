@@ -39,7 +39,7 @@ from core import migrate  # noqa: E402
 from core.app import Platform  # noqa: E402
 from core.plugins import PluginHost  # noqa: E402
 from core.settings import Settings  # noqa: E402
-from services.workflow.plugin import service_of  # noqa: E402
+from services.workflow.bootstrap import service_of  # noqa: E402
 from tests.integration.durable.harness import Fleet, PrivateRedis, install_plugin  # noqa: E402
 
 ADMIN = os.environ.get("TRAMITA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")

@@ -66,7 +66,7 @@ ANALYZE;
 
 
 async def _run(url: str) -> dict[str, float]:
-    from services.workflow.plugin import service_of
+    from services.workflow.bootstrap import service_of
 
     clock = FixedClock(T0)
     booted = await Platform.boot(Settings(database_url=url), clock=clock, ids=UUIDv7Gen())

@@ -10,10 +10,9 @@ import asyncio
 import contextlib
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
-from typing import Any
+from datetime import date, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import msgspec
@@ -25,25 +24,28 @@ from contracts.platform import PlatformContext
 from core.documents.storage import FilesystemBlobStore
 from core.i18n import N_
 from services.workflow.calendar import Calendar, CalendarSpec, seal_spec
-from services.workflow.config import WorkflowConfig, load_config
 from services.workflow.definition import KnownNames
 from services.workflow.definition.ports import BUILTIN_QUEUES
 from services.workflow.delivery.dispatch import Dispatcher
 from services.workflow.delivery.inprocess import InProcessDelivery
 from services.workflow.documents import DocumentService, DocumentType
-from services.workflow.legal_config import LegalSettings, legal_settings
-from services.workflow.metrics import TELEMETRY_KEY, PrometheusTelemetry
+from services.workflow.handles import WorkflowHandles, handles_of
+from services.workflow.metrics import PrometheusTelemetry
+from services.workflow.persistence.dashboard_reads import SqlDashboardReads
 from services.workflow.persistence.deadlines_repo import SqlDeadlineRepo
 from services.workflow.persistence.documents_repo import SqlDocumentRepo
+from services.workflow.persistence.drafts_repo import SqlDraftStore
 from services.workflow.persistence.human_repo import SqlHumanRepo
 from services.workflow.persistence.inbox_repo import SqlInboxQuery
 from services.workflow.persistence.migration_repo import SqlMigrationQueries
 from services.workflow.persistence.operations_repo import SqlOperationStore
+from services.workflow.persistence.search_repo import SqlApiReads
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 from services.workflow.persistence.units_repo import SqlUnitRepo
 from services.workflow.rules import RuleEngine
 from services.workflow.runtime.ports import UnitOfWork
 from services.workflow.runtime.services.applier import Applier
+from services.workflow.runtime.services.deadline_notices import DeadlineNotices
 from services.workflow.runtime.services.deadline_service import DeadlineService
 from services.workflow.runtime.services.engine import Engine
 from services.workflow.runtime.services.executor import Executor
@@ -55,14 +57,15 @@ from services.workflow.runtime.services.migration import Migrator
 from services.workflow.runtime.services.operations import OperationService
 from services.workflow.runtime.services.publishing import ModelCompiler
 from services.workflow.runtime.services.units import UnitService
+from services.workflow.settings import LegalSettings, WorkflowSettings, load_settings
 
 log = structlog.get_logger("tramita.workflow")
 NATIONAL_CALENDAR = CalendarSpec(key="br-national", version=1)
 
 
-def known_names(platform: PlatformContext, legal: LegalSettings | None = None) -> KnownNames:
+def known_names(platform: PlatformContext, legal: LegalSettings) -> KnownNames:
     regs = platform.registrations
-    rules = (legal or legal_settings(regs.deadline_rules)).rules
+    rules = legal.rules
     forms: set[str] = set()
     for form in regs.forms:
         forms.add(str(form.get("key")))
@@ -82,27 +85,23 @@ def worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-@dataclass
-class WorkflowService:
-    """Everything the service runs in one process; the engine is its public face."""
+@dataclass(frozen=True, kw_only=True, eq=False)
+class WorkflowService(WorkflowHandles):
+    """Everything the service runs in one process: the handles the web and the commands act
+    through, and what delivers, executes and ticks behind them."""
 
     platform: PlatformContext
+    settings: WorkflowSettings
     rules: RuleEngine
-    engine: Engine
     executor: Executor
     delivery: InProcessDelivery
-    tasks: TaskService
-    inbox: Inbox
-    catalog: Catalog
-    deadlines: DeadlineService
     legal: LegalTime
-    documents: DocumentService
-    units: UnitService
-    config: WorkflowConfig = field(default_factory=WorkflowConfig)
-    uow_factory: Callable[[], SqlUnitOfWork] | None = None
-    dispatcher: Dispatcher | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
-    operations: OperationService | None = None
+    uow_factory: Callable[[], SqlUnitOfWork]
+    dispatcher: Dispatcher
+    business_days: BusinessDays
+    legal_deadlines: DeadlineNotices
+    running: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    """The embedded timer tick, while ``start_embedded`` has it running."""
 
     async def publish_registered(self) -> list[str]:
         """Publish the definitions modules registered (unchanged ones are no-ops)."""
@@ -130,7 +129,7 @@ class WorkflowService:
         """In a long-running process without Redis: deliver in-process and tick timers."""
         self.delivery.start()
         loop_task = asyncio.create_task(self._tick_forever(), name="tramita-embedded-tick")
-        self.extras["tick_task"] = loop_task
+        self.running["tick_task"] = loop_task
 
     async def _tick_forever(self) -> None:
         while True:
@@ -139,15 +138,32 @@ class WorkflowService:
                     self.delivery.wakeup()
             except Exception:
                 log.exception("embedded_tick_failed")
-            await asyncio.sleep(self.config.tick_interval_s)
+            await asyncio.sleep(self.settings.tick_interval_s)
 
     async def close(self) -> None:
-        task = self.extras.pop("tick_task", None)
+        task = self.running.pop("tick_task", None)
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await self.delivery.stop()
+
+
+class BusinessDays:
+    """The jurisdiction calendar in force, read at each call (it may be revised)."""
+
+    def __init__(self, legal: LegalTime) -> None:
+        self._legal = legal
+
+    def is_business_day(self, day: date) -> bool:
+        return self._legal.calendar.is_business_day(day)
+
+
+def service_of(platform: PlatformContext) -> WorkflowService:
+    """The service built for this platform (what the plugin put under ``WORKFLOW_KEY``)."""
+    found = handles_of(platform)
+    assert isinstance(found, WorkflowService)
+    return found
 
 
 def jurisdiction_zone(name: str) -> ZoneInfo:
@@ -158,54 +174,19 @@ def jurisdiction_zone(name: str) -> ZoneInfo:
         raise ConfigurationError(N_("TRAMITA_TIMEZONE is not a known time zone.")) from exc
 
 
-def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> WorkflowService:
-    config = config or load_config()
+def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -> WorkflowService:
+    """The service's one composition root: every part gets what it needs through its
+    constructor; ``settings`` defaults to the environment's, read here once."""
+    regs = platform.registrations
+    settings = settings or load_settings(regs.deadline_rules)
     clock, ids = platform.clock, platform.ids
 
     def uow() -> SqlUnitOfWork:
         return SqlUnitOfWork(platform.database, clock, ids, platform.audit)
 
-    rules = RuleEngine()
-    legal_rules = legal_settings(platform.registrations.deadline_rules, config.legal_rules)
-    compiler = ModelCompiler(known_names(platform, legal_rules), rules, rules)
-    calendar = Calendar.from_spec(seal_spec(NATIONAL_CALENDAR))
-
     def deadline_store(unit: UnitOfWork) -> SqlDeadlineRepo:
         assert isinstance(unit, SqlUnitOfWork)
         return SqlDeadlineRepo(unit.conn)
-
-    legal = LegalTime(
-        calendar,
-        legal_rules.rules,
-        legal_rules.receipt,
-        deadline_store,
-        calendar_key=config.calendar,
-    )
-    telemetry = platform.extras[TELEMETRY_KEY] = PrometheusTelemetry()
-    engine_applier = Applier(ids, calendar, legal, telemetry=telemetry)
-    engine = Engine(
-        uow_factory=uow,
-        clock=clock,
-        ids=ids,
-        compiler=compiler,
-        applier=engine_applier,
-        tenant=platform.settings.tenant,
-        zone=jurisdiction_zone(platform.settings.timezone),
-    )
-    engine.max_context_bytes = config.max_context_bytes
-    if platform.database.dialect.name == "postgresql":
-        engine.tick_concurrency = max(1, config.tick_concurrency)
-    executor = Executor(
-        engine=engine,
-        uow_factory=uow,
-        clock=clock,
-        handlers=platform.registrations.handlers,
-        providers=platform.registrations.data_providers,
-        worker_id=worker_id(),
-        table_evaluator=lambda table, variables: dict(table(variables)),  # type: ignore[operator]
-        lease_margin=config.lease_margin,
-        telemetry=telemetry,
-    )
 
     def operation_store(unit: UnitOfWork) -> SqlOperationStore:
         assert isinstance(unit, SqlUnitOfWork)
@@ -215,28 +196,75 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         assert isinstance(unit, SqlUnitOfWork)
         return SqlHumanRepo(unit.conn)
 
+    def unit_store(unit: UnitOfWork) -> SqlUnitRepo:
+        assert isinstance(unit, SqlUnitOfWork)
+        return SqlUnitRepo(unit.conn)
+
+    rules = RuleEngine()
+    compiler = ModelCompiler(known_names(platform, settings.legal), rules, rules)
+    calendar = Calendar.from_spec(seal_spec(NATIONAL_CALENDAR))
+    legal = LegalTime(
+        calendar,
+        settings.legal.rules,
+        settings.legal.receipt,
+        deadline_store,
+        calendar_key=settings.calendar,
+    )
     guard = TaskGuard(
         permissions=platform.permissions,
         compiler=compiler,
         expressions=rules,
-        forward_targets=platform.registrations.forward_targets,
+        forward_targets=regs.forward_targets,
     )
-    tasks = TaskService(
-        uow_factory=uow,
-        store=human_store,
-        clock=clock,
-        ids=ids,
-        guard=guard,
-        compiler=compiler,
-        apply_in=engine.apply_in,
-        wakeup=lambda: engine.wakeup(),
-    )
-    engine.human = tasks
 
     async def pin_form(unit: UnitOfWork, reference: str) -> str:
         return await guard.pin(human_store(unit), reference)
 
-    engine_applier.pin_form = pin_form
+    telemetry = PrometheusTelemetry()
+    applier = Applier(ids, calendar, legal, telemetry=telemetry, pin_form=pin_form)
+    # One signal, set after each commit that leaves work; the in-process delivery waits on it.
+    wake = asyncio.Event()
+
+    def task_service(engine: Engine) -> TaskService:
+        return TaskService(
+            uow_factory=uow,
+            store=human_store,
+            clock=clock,
+            ids=ids,
+            guard=guard,
+            compiler=compiler,
+            apply_in=engine.apply_in,
+            wakeup=wake.set,
+        )
+
+    postgresql = platform.database.dialect.name == "postgresql"
+    engine = Engine(
+        uow_factory=uow,
+        clock=clock,
+        ids=ids,
+        compiler=compiler,
+        applier=applier,
+        human=task_service,
+        wakeup=wake.set,
+        tenant=platform.settings.tenant,
+        zone=jurisdiction_zone(platform.settings.timezone),
+        tick_concurrency=max(1, settings.tick_concurrency) if postgresql else 1,
+        max_context_bytes=settings.max_context_bytes,
+    )
+    tasks = engine.human
+    assert tasks is not None
+    executor = Executor(
+        engine=engine,
+        uow_factory=uow,
+        clock=clock,
+        handlers=regs.handlers,
+        providers=regs.data_providers,
+        worker_id=worker_id(),
+        table_evaluator=lambda table, variables: dict(table(variables)),  # type: ignore[operator]
+        lease_margin=settings.lease_margin,
+        telemetry=telemetry,
+    )
+    migrator = Migrator(engine, SqlMigrationQueries())
     operations = OperationService(
         uow_factory=uow,
         store=operation_store,
@@ -244,57 +272,68 @@ def build(platform: PlatformContext, config: WorkflowConfig | None = None) -> Wo
         ids=ids,
         tenant=platform.settings.tenant,
         tasks=tasks,
-        migrator=Migrator(engine, SqlMigrationQueries()),
-        wakeup=lambda: engine.wakeup(),
+        migrator=migrator,
+        wakeup=wake.set,
         runner_name=worker_id(),
-        lease=timedelta(seconds=config.operation_lease_s),
-        chunk=config.operation_chunk,
-        threshold=config.operation_threshold,
-        always=config.background_always,
+        lease=timedelta(seconds=settings.operation_lease_s),
+        chunk=settings.operation_chunk,
+        threshold=settings.operation_threshold,
+        always=settings.background_always,
         abandon_letter=engine.abandon,
     )
-    dispatcher = Dispatcher(
-        executor, platform.registrations.subjects, uow, clock, operations=operations.run
-    )
+    dispatcher = Dispatcher(executor, regs.subjects, uow, clock, operations=operations.run)
     delivery = InProcessDelivery(
         uow,
         clock,
         dispatcher,
+        wake=wake,
         recover=executor.recover_expired,
-        stranded_after=config.stranded_after,
+        stranded_after=settings.stranded_after,
         sweeps=(operations.sweep,),
-    )
-    engine.wakeup = delivery.wakeup
-    catalog = Catalog(uow_factory=uow, store=human_store, clock=clock, ids=ids, expressions=rules)
-    inbox = Inbox(SqlInboxQuery(platform.database), clock)
-
-    def unit_store(unit: UnitOfWork) -> SqlUnitRepo:
-        assert isinstance(unit, SqlUnitOfWork)
-        return SqlUnitRepo(unit.conn)
-
-    units = UnitService(uow_factory=uow, store=unit_store, clock=clock)
-
-    deadlines = DeadlineService(uow_factory=uow, store=deadline_store, clock=clock, legal=legal)
-    documents = DocumentService(
-        SqlDocumentRepo(platform.database, clock, ids, platform.audit),
-        FilesystemBlobStore(config.documents_dir),
-        clock,
     )
     return WorkflowService(
         platform=platform,
+        settings=settings,
         rules=rules,
         engine=engine,
         executor=executor,
         delivery=delivery,
         tasks=tasks,
-        inbox=inbox,
-        catalog=catalog,
-        deadlines=deadlines,
+        inbox=Inbox(SqlInboxQuery(platform.database), clock),
+        catalog=Catalog(
+            uow_factory=uow, store=human_store, clock=clock, ids=ids, expressions=rules
+        ),
+        deadlines=DeadlineService(uow_factory=uow, store=deadline_store, clock=clock, legal=legal),
         legal=legal,
-        documents=documents,
-        units=units,
-        config=config,
+        documents=DocumentService(
+            SqlDocumentRepo(platform.database, clock, ids, platform.audit),
+            FilesystemBlobStore(settings.documents_dir),
+            clock,
+        ),
+        units=UnitService(uow_factory=uow, store=unit_store, clock=clock),
+        operations=operations,
+        migrator=migrator,
+        reads=SqlApiReads(platform.database),
+        dashboard=SqlDashboardReads(platform.database),
+        drafts=SqlDraftStore(platform.database, clock, ids),
+        telemetry=telemetry,
         uow_factory=uow,
         dispatcher=dispatcher,
-        operations=operations,
+        business_days=BusinessDays(legal),
+        legal_deadlines=DeadlineNotices(uow, legal),
     )
+
+
+def broker_probe(redis_url: str) -> Callable[[], Awaitable[None]]:
+    """``/health`` pings the broker the relay and workers depend on."""
+
+    async def probe() -> None:
+        import redis.asyncio
+
+        client = redis.asyncio.Redis.from_url(redis_url, socket_connect_timeout=2)
+        try:
+            await client.ping()
+        finally:
+            await client.aclose()
+
+    return probe

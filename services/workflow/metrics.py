@@ -44,6 +44,8 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from services.workflow.handles import handles_or_none
+
 if TYPE_CHECKING:  # Litestar only when the route is built: the engine's processes and the CLI
     # record metrics through this module without serving HTTP
     from litestar import Response
@@ -77,10 +79,6 @@ STUCK_TIMEOUTS_H: tuple[int, ...] = (24, 48)
 CYCLE_BUCKETS = (1, 10, 60, 300, 900, 3600, 4 * 3600, 12 * 3600, 86400, 2 * 86400, 5 * 86400,
                  10 * 86400, 30 * 86400, 90 * 86400)  # fmt: skip
 STEP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
-
-TELEMETRY_KEY = "workflow.telemetry"
-"""``platform.extras`` key of the service's :class:`PrometheusTelemetry` (its registry is what
-``/metrics`` serves outside multiprocess mode)."""
 
 
 class PrometheusTelemetry:
@@ -230,7 +228,8 @@ def metrics_route(reader: SnapshotReader) -> HTTPRouteHandler:
         """Prometheus text format. Expose it on the internal network only (it has no auth)."""
         platform = state.platform
         snapshot = await read_snapshot(platform.database, platform.clock.now(), reader)
-        telemetry = platform.extras.get(TELEMETRY_KEY)
+        handles = handles_or_none(platform)
+        telemetry = None if handles is None else handles.telemetry
         local = telemetry.registry if isinstance(telemetry, PrometheusTelemetry) else None
         return Response(render(snapshot, local), media_type=CONTENT_TYPE_LATEST)
 

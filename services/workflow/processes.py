@@ -19,7 +19,6 @@ import structlog
 from arq.worker import func
 
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.config import WorkflowConfig, fault
 from services.workflow.delivery.arq_broker import (
     JOB,
     ArqBroker,
@@ -33,6 +32,7 @@ from services.workflow.delivery.arq_worker import WakeableWorker, listen_for_wak
 from services.workflow.delivery.relay import Relay, Sweeper
 from services.workflow.runtime.kernel.naming import OUTBOX_CHANNEL
 from services.workflow.runtime.ports import OutboxMessage
+from services.workflow.settings import WorkflowSettings, fault
 
 log = structlog.get_logger("tramita.processes")
 RECONNECT_S = 1.0
@@ -65,7 +65,7 @@ def _pg_conninfo(database_url: str) -> str | None:
     return "postgresql://" + database_url.split("://", 1)[1]
 
 
-def _exit_after_publish(config: WorkflowConfig) -> Callable[[int], None] | None:
+def _exit_after_publish(config: WorkflowSettings) -> Callable[[int], None] | None:
     limit = fault(config, "relay_exit_after_publish")
     if limit is None:
         return None
@@ -78,13 +78,12 @@ def _exit_after_publish(config: WorkflowConfig) -> Callable[[int], None] | None:
     return hook
 
 
-async def run_relay(service: WorkflowService, config: WorkflowConfig, stop: asyncio.Event) -> None:
+async def run_relay(service: WorkflowService, stop: asyncio.Event) -> None:
     """Publish committed outbox rows to Redis; wake on NOTIFY, poll for delayed rows."""
-    settings = service.platform.settings
+    settings, config = service.platform.settings, service.settings
     assert settings.redis_url, "the relay needs TRAMITA_REDIS_URL"
     pool = await connect(settings.redis_url)
     broker = ArqBroker(pool, config.redis_prefix)
-    assert service.uow_factory is not None
     relay = Relay(
         service.uow_factory,
         broker,
@@ -133,7 +132,6 @@ async def _deliver(ctx: dict[str, Any], message: dict[str, Any]) -> Any:
 
 async def run_workers(
     service: WorkflowService,
-    config: WorkflowConfig,
     queues: list[str],
     stop: asyncio.Event,
     *,
@@ -141,7 +139,7 @@ async def run_workers(
     maintenance: bool = True,
 ) -> None:
     """Consume the given queues until stopped; reconnect when Redis goes away."""
-    settings = service.platform.settings
+    settings, config = service.platform.settings, service.settings
     assert settings.redis_url, "workers need TRAMITA_REDIS_URL"
     if config.eager_chain > 0:
         # A finished step hands the next one on these queues to this same worker directly.
@@ -149,13 +147,12 @@ async def run_workers(
         service.executor.max_chain = config.eager_chain
     upkeep: list[asyncio.Task[None]] = []
     if maintenance:
-        assert service.uow_factory is not None
         sweeper = Sweeper(
             service.uow_factory,
             service.platform.clock,
             recover=service.executor.recover_expired,
             stranded_after=config.stranded_after,
-            also=() if service.operations is None else (service.operations.sweep,),
+            also=(service.operations.sweep,),
         )
         upkeep = [
             asyncio.create_task(

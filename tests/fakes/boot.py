@@ -10,8 +10,7 @@ from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
-from services.workflow.bootstrap import WorkflowService
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import WorkflowService, service_of
 
 
 @asynccontextmanager

@@ -16,13 +16,13 @@ from litestar import Controller, Request, get
 from litestar.connection import ASGIConnection
 from litestar.params import FromQuery, QueryParameter
 
-from contracts.errors import Forbidden, ServiceUnavailable
+from contracts.errors import Forbidden
 from core.auth import actor_of
 from core.localtime import zone
-from services.workflow.api.deadlines import DEADLINES_KEY
 from services.workflow.api.deps import platform_of
 from services.workflow.api.human_deps import scope_of
 from services.workflow.api.operation_runs import requires_any
+from services.workflow.handles import handles_of, handles_or_none
 from services.workflow.runtime.kernel.dashboard import (
     DashboardReads,
     GroupBy,
@@ -32,14 +32,9 @@ from services.workflow.runtime.kernel.dashboard import (
 from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION
 from services.workflow.runtime.services.units import SUPERVISE_PERMISSION
 
-DASHBOARD_KEY = "workflow.dashboard"
-
 
 def dashboard_of(connection: ASGIConnection[Any, Any, Any, Any]) -> DashboardReads:
-    reads: DashboardReads | None = platform_of(connection).extras.get(DASHBOARD_KEY)
-    if reads is None:
-        raise ServiceUnavailable("the dashboard reads are not wired", port=DASHBOARD_KEY)
-    return reads
+    return handles_of(platform_of(connection)).dashboard
 
 
 class WorkloadView(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,10 +68,10 @@ class DashboardController(Controller):
             raise Forbidden("the user supervises no unit", code="not_a_supervisor")
         in_view = oversees.queues(unit)
         platform = platform_of(request)
-        deadlines = platform.extras.get(DEADLINES_KEY)
+        handles = handles_or_none(platform)
         tz = (
-            deadlines.legal.calendar.tz
-            if deadlines is not None
+            handles.deadlines.legal.calendar.tz
+            if handles is not None
             else zone(platform.settings.timezone)
         )
         window = window_at(platform.clock.now(), tz)

@@ -20,16 +20,16 @@ from litestar.connection import ASGIConnection
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 from msgspec import Meta
 
-from contracts.errors import BadRequest, ServiceUnavailable
+from contracts.errors import BadRequest
 from core.auth import actor_of, requires
 from core.localtime import local_date, to_local
 from services.workflow.api.deps import engine_of, platform_of
 from services.workflow.calendar import Extension, Suspension
+from services.workflow.handles import handles_of
 from services.workflow.runtime.ports.deadlines import DeadlineView
 from services.workflow.runtime.services.deadline_service import DeadlineService
 from services.workflow.runtime.services.legal_time import CountedDeadline, DeadlinePreview
 
-DEADLINES_KEY = "workflow.deadlines"
 DEADLINE_NAME = r"^[A-Za-z0-9_.-]{1,64}$"
 
 Reason = Annotated[str, Meta(min_length=1, max_length=2000, pattern=r"^[^\x00]*$")]
@@ -139,10 +139,7 @@ def deadline_state(view: DeadlineView, zone_name: str) -> DeadlineState:
 
 
 def deadlines_of(connection: ASGIConnection[Any, Any, Any, Any]) -> DeadlineService:
-    service: DeadlineService | None = platform_of(connection).extras.get(DEADLINES_KEY)
-    if service is None:
-        raise ServiceUnavailable("the deadline service is not wired", port=DEADLINES_KEY)
-    return service
+    return handles_of(platform_of(connection)).deadlines
 
 
 class DeadlineController(Controller):

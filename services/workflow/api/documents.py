@@ -18,13 +18,13 @@ import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, JSONBody, Parameter
 
-from contracts.errors import Forbidden, ServiceUnavailable
+from contracts.errors import Forbidden
 from contracts.kernel import Actor
 from core.auth import actor_of, requires
 from services.workflow.api.deps import engine_of, platform_of
 from services.workflow.documents import Document, DocumentService
+from services.workflow.handles import handles_of
 
-DOCUMENTS_KEY = "workflow.documents"
 MAX_UPLOAD = 25 * 1024 * 1024
 """The route's body limit; each type's own ``max_bytes`` is checked after (413 either way)."""
 
@@ -62,10 +62,7 @@ class DeleteBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
 
 def documents_of(request: Request[Any, Any, Any]) -> DocumentService:
-    service: DocumentService | None = platform_of(request).extras.get(DOCUMENTS_KEY)
-    if service is None:
-        raise ServiceUnavailable("documents are not wired in this process", port=DOCUMENTS_KEY)
-    return service
+    return handles_of(platform_of(request)).documents
 
 
 async def may(request: Request[Any, Any, Any], actor: Actor, type_key: str, action: Action) -> str:

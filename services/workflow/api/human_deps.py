@@ -1,7 +1,7 @@
 """How API controllers reach the human-work service: the task service and the inbox.
 
-Both are what the composition root (``services.workflow.plugin``) puts in ``platform.extras``:
-the API never imports the composition root, which would pull SQLAlchemy in.
+Both are among the service's handles (``services.workflow.handles``): the API never imports the
+composition root, which would pull SQLAlchemy in.
 """
 
 from __future__ import annotations
@@ -11,38 +11,24 @@ from typing import Any
 
 from litestar.connection import ASGIConnection
 
-from contracts.errors import ServiceUnavailable
 from services.workflow.api.deps import platform_of
+from services.workflow.handles import handles_of
 from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION
 from services.workflow.runtime.services.human_tasks import TaskService
 from services.workflow.runtime.services.inbox import Inbox
 from services.workflow.runtime.services.units import SUPERVISE_PERMISSION, Scope, UnitService
 
-INBOX_KEY = "workflow.inbox"
-"""The same key as ``services.workflow.ui.deps.INBOX_KEY`` (the pages read the same inbox)."""
-TASKS_KEY = "workflow.tasks"
-UNITS_KEY = "workflow.units"
-
 
 def tasks_of(connection: ASGIConnection[Any, Any, Any, Any]) -> TaskService:
-    tasks: TaskService | None = platform_of(connection).extras.get(TASKS_KEY)
-    if tasks is None:
-        raise ServiceUnavailable("the task service is not wired", port=TASKS_KEY)
-    return tasks
+    return handles_of(platform_of(connection)).tasks
 
 
 def inbox_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Inbox:
-    inbox: Inbox | None = platform_of(connection).extras.get(INBOX_KEY)
-    if inbox is None:
-        raise ServiceUnavailable("the inbox is not wired", port=INBOX_KEY)
-    return inbox
+    return handles_of(platform_of(connection)).inbox
 
 
 def units_of(connection: ASGIConnection[Any, Any, Any, Any]) -> UnitService:
-    units: UnitService | None = platform_of(connection).extras.get(UNITS_KEY)
-    if units is None:
-        raise ServiceUnavailable("the units are not wired", port=UNITS_KEY)
-    return units
+    return handles_of(platform_of(connection)).units
 
 
 async def scope_of(connection: ASGIConnection[Any, Any, Any, Any], user_id: str) -> Scope:

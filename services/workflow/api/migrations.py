@@ -1,9 +1,8 @@
 """Operators' explicit moves of instances: migration between versions (dry run or real) and
 repair of one token, both guarded by ``workflow.operate`` and audited by the migrator.
 
-The migrator is what the composition root puts in ``platform.extras[MIGRATOR_KEY]`` (with its
-SQL queries); until it does, the API builds one on the engine with :class:`UowMigrationQueries`,
-which needs nothing beyond the unit-of-work contract.
+The migrator (with its SQL queries) is among the service's handles, built by the composition
+root.
 """
 
 from __future__ import annotations
@@ -17,16 +16,14 @@ from litestar.connection import ASGIConnection
 from litestar.params import FromPath, JSONBody, Parameter
 from msgspec import Meta
 
-from contracts.errors import ServiceUnavailable
 from contracts.workflow.types import InstanceView
 from core.auth import actor_of, requires
 from core.numbers import INT32_MAX
-from services.workflow.api.deps import engine_of, platform_of
+from services.workflow.api.deps import platform_of
+from services.workflow.handles import handles_of
 from services.workflow.runtime.kernel.migration_plan import MigrationReport, MigrationRequest
-from services.workflow.runtime.ports import UnitOfWork
 from services.workflow.runtime.services.migration import Migrator
 
-MIGRATOR_KEY = "workflow.migrator"
 MAX_INSTANCES = 500
 NO_NUL = r"^[^\x00]+$"
 """PostgreSQL text cannot hold NUL: refused as bad input (400) rather than failing in SQL."""
@@ -57,28 +54,8 @@ class RepairBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     expected_version: RowVersion | None = None
 
 
-class UowMigrationQueries:
-    """``MigrationQueries`` over the unit-of-work contract only (no SQL in the API)."""
-
-    async def in_flight_on(self, uow: UnitOfWork, version_id: str) -> list[str]:
-        raise ServiceUnavailable(
-            "listing candidates needs the composition root's migrator", port=MIGRATOR_KEY
-        )
-
-    async def open_dead_letters(
-        self, uow: UnitOfWork, instance_id: str, token_id: str
-    ) -> list[str]:
-        letters = await uow.dead_letters.all("open")
-        return [
-            str(d["id"])
-            for d in letters
-            if d.get("instance_id") == instance_id and d.get("token_id") == token_id
-        ]
-
-
 def migrator_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Migrator:
-    found: Migrator | None = platform_of(connection).extras.get(MIGRATOR_KEY)
-    return found or Migrator(engine_of(connection), UowMigrationQueries())
+    return handles_of(platform_of(connection)).migrator
 
 
 class MigrationController(Controller):

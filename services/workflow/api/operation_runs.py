@@ -20,14 +20,14 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
-from contracts.errors import Forbidden, NotFound, ServiceUnavailable
+from contracts.errors import Forbidden, NotFound
 from core.auth import actor_of, authenticate, requires
 from services.workflow.api.deps import platform_of
 from services.workflow.api.schemas import AbandonBody
+from services.workflow.handles import handles_of
 from services.workflow.runtime.ports.operations import Operation, OperationItem
 from services.workflow.runtime.services.operations import MAX_ITEMS, MAX_REASON, OperationService
 
-OPERATIONS_KEY = "workflow.operations"
 OPERATORS = ("workflow.operate", "workflow.admin")
 STARTERS = ("workflow.tasks", "workflow.operate", "workflow.admin")
 """Whoever may start an operation may look for one (and sees their own)."""
@@ -36,10 +36,7 @@ Guard = Any
 
 
 def operations_of(connection: ASGIConnection[Any, Any, Any, Any]) -> OperationService:
-    found: OperationService | None = platform_of(connection).extras.get(OPERATIONS_KEY)
-    if found is None:
-        raise ServiceUnavailable("long operations are not wired", port=OPERATIONS_KEY)
-    return found
+    return handles_of(platform_of(connection)).operations
 
 
 async def holds_any(

@@ -16,12 +16,11 @@ from litestar import Controller, Request, delete, get, post
 from litestar.params import FromPath, JSONBody
 from msgspec import Meta
 
-from contracts.errors import ServiceUnavailable
 from core.auth import actor_of, requires
 from services.workflow.api.deps import platform_of
+from services.workflow.handles import handles_of
 from services.workflow.runtime.services.human_policy import Catalog
 
-CATALOG_KEY = "workflow.catalog"
 NO_NUL = r"^[^\x00]*$"
 QueueKey = Annotated[str, Meta(min_length=1, max_length=200, pattern=NO_NUL)]
 
@@ -41,10 +40,7 @@ class QueueMembers(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def catalog_of(request: Request[Any, Any, Any]) -> Catalog:
-    catalog: Catalog | None = platform_of(request).extras.get(CATALOG_KEY)
-    if catalog is None:
-        raise ServiceUnavailable("the queue catalog is not wired", port=CATALOG_KEY)
-    return catalog
+    return handles_of(platform_of(request)).catalog
 
 
 class QueueMemberController(Controller):

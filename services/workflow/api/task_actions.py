@@ -24,16 +24,15 @@ from services.workflow.api.deps import platform_of
 from services.workflow.api.human_deps import idempotency_key_of, inbox_of, scope_of, tasks_of
 from services.workflow.api.operation_runs import (
     NO_NUL,
-    OPERATIONS_KEY,
     ActionBody,
     Target,
     accepted,
     accepted_as_operation,
 )
+from services.workflow.handles import handles_of
 from services.workflow.reads.search import MAX_PAGE
 from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION, BulkItem
 from services.workflow.runtime.services.inbox import InboxPage, InboxQuery, SortKey
-from services.workflow.runtime.services.operations import OperationService
 from services.workflow.runtime.services.units import SUPERVISE_PERMISSION
 
 CURSOR = r"^[A-Za-z0-9_-]+$"
@@ -252,8 +251,8 @@ class TaskInboxController(Controller):
         ids = list(dict.fromkeys(str(i) for i in data.task_ids))
         if isinstance(data, BulkReassign):
             _one_target(data.to_user, data.to_queue)
-        operations: OperationService | None = platform_of(request).extras.get(OPERATIONS_KEY)
-        if operations is not None and operations.in_background(len(ids)):
+        operations = handles_of(platform_of(request)).operations
+        if operations.in_background(len(ids)):
             started = await operations.start(
                 _operation_kind(data),
                 ids,

@@ -30,7 +30,7 @@ T = TypeVar("T")
 
 def _with_service(action: Callable[[WorkflowService], Awaitable[T]]) -> T:
     from core.app import Platform
-    from services.workflow.plugin import service_of
+    from services.workflow.bootstrap import service_of
 
     async def _run() -> T:
         platform = await Platform.boot()

@@ -26,7 +26,7 @@ from core.app import Platform
 from core.cli import run_async
 from core.cli_progress import Progress, announce
 from services.workflow.api.operation_runs import OperationView, view_of
-from services.workflow.bootstrap import WorkflowService
+from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.cli.operations import echo_outcome, status_words
 from services.workflow.cli.reads import instance_id
 from services.workflow.cli.text import gettext as _
@@ -37,8 +37,6 @@ from services.workflow.labels import (
     blocker_words,
     word,
 )
-from services.workflow.persistence.migration_repo import SqlMigrationQueries
-from services.workflow.plugin import service_of
 from services.workflow.runtime.kernel.migration_plan import (
     InstancePlan,
     MigrationReport,
@@ -58,7 +56,7 @@ def _with_migrator(action: Callable[[WorkflowService, Migrator], Awaitable[T]]) 
         platform = await Platform.boot()
         try:
             service = service_of(platform)
-            return await action(service, Migrator(service.engine, SqlMigrationQueries()))
+            return await action(service, service.migrator)
         finally:
             await platform.close()
 

@@ -7,11 +7,10 @@ import click
 from contracts.errors import NotFound
 from core.app import Platform
 from core.cli import run_async
-from services.workflow.bootstrap import WorkflowService
+from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.cli.text import gettext as _
-from services.workflow.config import WORKER_QUEUES, load_config
-from services.workflow.plugin import service_of
 from services.workflow.processes import run_relay, run_workers, stop_event
+from services.workflow.settings import WORKER_QUEUES
 
 
 def _require_redis(platform: Platform) -> None:
@@ -32,7 +31,8 @@ def relay_cmd() -> None:
         platform = await Platform.boot(role="relay")
         try:
             _require_redis(platform)
-            await run_relay(service_of(platform), load_config(), stop_event())
+            service = service_of(platform)
+            await run_relay(service, stop_event())
         finally:
             await platform.close()
 
@@ -71,7 +71,6 @@ def _check_queues(service: WorkflowService, queues: tuple[str, ...]) -> None:
 @click.option("--no-upkeep", is_flag=True, help="Do not run the sweeper and the timer tick.")
 def worker_cmd(queues: tuple[str, ...], concurrency: int | None, no_upkeep: bool) -> None:
     """Run steps from the given queues; also sweeps expired leases and fires due timers."""
-    config = load_config()
 
     async def _run() -> None:
         platform = await Platform.boot(role="worker")
@@ -81,10 +80,9 @@ def worker_cmd(queues: tuple[str, ...], concurrency: int | None, no_upkeep: bool
             _check_queues(service, queues)
             await run_workers(
                 service,
-                config,
                 list(queues),
                 stop_event(),
-                concurrency=concurrency or config.concurrency,
+                concurrency=concurrency or service.settings.concurrency,
                 maintenance=not no_upkeep,
             )
         finally:

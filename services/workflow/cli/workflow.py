@@ -34,7 +34,7 @@ CLI_ACTOR = Actor(kind="system", id="cli")
 def with_platform(action: Callable[[Platform, WorkflowService], Awaitable[T]]) -> T:
     """Boot the platform, run ``action`` with it and the workflow service, close it."""
     from core.app import Platform
-    from services.workflow.plugin import service_of
+    from services.workflow.bootstrap import service_of
 
     async def _run() -> T:
         platform = await Platform.boot()

@@ -40,6 +40,7 @@ class InProcessDelivery:
         clock: Clock,
         dispatch: Dispatch,
         *,
+        wake: asyncio.Event,
         recover: Callable[[str], Awaitable[Any]],
         stranded_after: timedelta = timedelta(seconds=60),
         sweeps: Sequence[Callable[[], Awaitable[int]]] = (),
@@ -50,7 +51,8 @@ class InProcessDelivery:
             uow_factory, clock, recover=recover, stranded_after=stranded_after, also=sweeps
         )
         self._dispatch = dispatch
-        self._wake = asyncio.Event()
+        self._wake = wake
+        """Set by ``wakeup`` and by whatever else commits work (the engine's wake-up)."""
         self._task: asyncio.Task[None] | None = None
 
     def wakeup(self) -> None:

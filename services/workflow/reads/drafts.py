@@ -2,7 +2,7 @@
 never import SQLAlchemy.
 
 ``services.workflow.persistence.drafts_repo.SqlDraftStore`` implements it; the composition
-root puts one in ``platform.extras[DRAFTS_KEY]``. A draft's ``document`` is a definition dict
+root puts one among the service's handles. A draft's ``document`` is a definition dict
 that may be invalid (that is what a draft is for); publishing turns it into a version.
 """
 
@@ -14,8 +14,6 @@ from typing import Any, Protocol
 import msgspec
 
 from contracts.kernel import Actor
-
-DRAFTS_KEY = "workflow.drafts"
 
 
 class Draft(msgspec.Struct, frozen=True, kw_only=True):

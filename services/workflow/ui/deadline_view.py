@@ -10,19 +10,17 @@ from litestar.connection import ASGIConnection
 
 from contracts.workflow.types import TaskView
 from services.workflow.calendar import Calendar
+from services.workflow.handles import handles_or_none
 from services.workflow.runtime.kernel.deadline_badges import DeadlineBadge, badge
-from services.workflow.runtime.services.deadline_service import DeadlineService
 from services.workflow.ui.deadline_story import DeadlineStory, stories
 from services.workflow.ui.web import platform_of
-
-DEADLINES_KEY = "workflow.deadlines"  # api.deadlines.DEADLINES_KEY
 
 
 def calendar_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Calendar | None:
     """The jurisdiction's calendar, or ``None`` where the deadline service is not wired (the
     pages then show due dates without badges rather than failing)."""
-    service: DeadlineService | None = platform_of(connection).extras.get(DEADLINES_KEY)
-    return None if service is None else service.legal.calendar
+    handles = handles_or_none(platform_of(connection))
+    return None if handles is None else handles.deadlines.legal.calendar
 
 
 def badges_of(
@@ -40,9 +38,10 @@ async def deadline_stories(
     connection: ASGIConnection[Any, Any, Any, Any], instance_id: str, *, public: bool = False
 ) -> list[DeadlineStory]:
     """The instance's legal deadlines, each with what moved it (``_deadline_explain.html``)."""
-    service: DeadlineService | None = platform_of(connection).extras.get(DEADLINES_KEY)
-    if service is None:
+    handles = handles_or_none(platform_of(connection))
+    if handles is None:
         return []
+    service = handles.deadlines
     counted = await service.counted(instance_id)
     if not counted:
         return []

@@ -10,12 +10,13 @@ from typing import Any, Final
 from litestar import Controller, Request, Response, get, post
 from litestar.connection import ASGIConnection
 
-from contracts.errors import NotFound, ServiceUnavailable
+from contracts.errors import NotFound
 from core.i18n import gettext
 from core.numbers import whole_number
 from services.workflow.definition.drafts.ops import OpError
 from services.workflow.definition.drafts.props import new_document
-from services.workflow.reads.drafts import DRAFTS_KEY, DraftStore
+from services.workflow.handles import handles_of
+from services.workflow.reads.drafts import DraftStore
 from services.workflow.ui.deps import reads_of
 from services.workflow.ui.editor_forms import Failed, read_values
 from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor
@@ -25,10 +26,7 @@ BLANK_FIELDS: Final = ("key", "name", "protocol_prefix")
 
 
 def drafts_of(connection: ASGIConnection[Any, Any, Any, Any]) -> DraftStore:
-    store: DraftStore | None = platform_of(connection).extras.get(DRAFTS_KEY)
-    if store is None:
-        raise ServiceUnavailable("the draft store is not wired", port=DRAFTS_KEY)
-    return store
+    return handles_of(platform_of(connection)).drafts
 
 
 class NewDraftController(Controller):

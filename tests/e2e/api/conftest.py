@@ -18,10 +18,7 @@ from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
 from core.web import create_app
-from services.workflow.api.deps import READS_KEY
-from services.workflow.bootstrap import WorkflowService
-from services.workflow.persistence.search_repo import SqlApiReads
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import WorkflowService, service_of
 from tests.e2e.api.esic_like import EsicLikePlugin
 from tests.fakes.purchase import PurchasePlugin
 
@@ -70,8 +67,6 @@ async def boot_platform(database_url: str, clock: FixedClock, purchase: Purchase
         host=host,
         upgrade=False,
     )
-    # The composition root will do this (see the report); until then the tests wire it.
-    platform.extras.setdefault(READS_KEY, SqlApiReads(platform.database))
     return platform
 
 

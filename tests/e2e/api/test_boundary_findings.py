@@ -11,7 +11,7 @@ from litestar.testing import AsyncTestClient
 
 from core.clock import FixedClock
 from core.web import create_app
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import service_of
 from tests.e2e.api.conftest import Api, boot_platform, make_users, start_purchase
 from tests.e2e.api.human_helpers import claim, open_tasks
 from tests.fakes.purchase import PurchasePlugin, order
@@ -200,7 +200,7 @@ async def test_a_start_context_within_the_limit_starts(small_context_api: Api) -
 
 
 async def test_the_default_start_context_limit_is_one_mebibyte(api: Api) -> None:
-    assert api.service.config.max_context_bytes == 1024 * 1024
+    assert api.service.settings.max_context_bytes == 1024 * 1024
     assert api.service.engine.max_context_bytes == 1024 * 1024
 
 

@@ -19,7 +19,7 @@ from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
 from core.web import create_app
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import service_of
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.integration.documents.docsplugin import DocsPlugin
 from tests.unit.core.test_pdf import pdf_text

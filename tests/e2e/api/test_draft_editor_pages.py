@@ -10,7 +10,7 @@ import html
 import re
 from typing import Any
 
-from services.workflow.reads.drafts import DRAFTS_KEY
+from services.workflow.handles import handles_of
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.conftest import Api
 from tests.e2e.api.human_helpers import user_id
@@ -63,7 +63,7 @@ async def _add(api: Api, draft: str, headers: dict[str, str], **fields: str) -> 
 
 
 async def _node_types(api: Api, draft: str) -> dict[str, str]:
-    stored = await api.platform.extras[DRAFTS_KEY].get(draft)
+    stored = await handles_of(api.platform).drafts.get(draft)
     assert stored is not None
     return {str(n["id"]): str(n["type"]) for n in stored.document["nodes"]}
 
@@ -154,7 +154,7 @@ async def test_an_outcome_is_connected_with_the_name_people_read(api: Api) -> No
         follow_redirects=False,
     )
     assert response.status_code == 303, response.text
-    stored = await api.platform.extras[DRAFTS_KEY].get(draft)
+    stored = await handles_of(api.platform).drafts.get(draft)
     assert stored is not None
     [node] = [n for n in stored.document["nodes"] if n["id"] == "analise"]
     assert (node["outcomes"], node["outcome_names"]) == (

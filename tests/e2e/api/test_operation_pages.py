@@ -12,8 +12,8 @@ import sqlalchemy as sa
 from contracts.kernel import Actor
 from core.auth import issue_token
 from core.tables import audit_log
-from services.workflow.config import load_config
 from services.workflow.runtime.services.operations import OperationService
+from services.workflow.settings import load_settings
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.conftest import Api
 from tests.e2e.api.human_helpers import UNKNOWN, claim, open_tasks, user_id
@@ -58,9 +58,9 @@ async def _clerk(api: Api, name: str) -> str:
 
 
 def test_the_setting_forces_every_selection_into_the_background() -> None:
-    assert load_config({"TRAMITA_WF_BACKGROUND_ALWAYS": "1"}).background_always is True
-    assert load_config({"TRAMITA_WF_BACKGROUND_ALWAYS": "0"}).background_always is False
-    assert load_config({}).operation_threshold == 50
+    assert load_settings({}, {"TRAMITA_WF_BACKGROUND_ALWAYS": "1"}).background_always is True
+    assert load_settings({}, {"TRAMITA_WF_BACKGROUND_ALWAYS": "0"}).background_always is False
+    assert load_settings({}, {}).operation_threshold == 50
 
 
 async def test_a_bulk_claim_runs_in_the_background_with_a_progress_page(api: Api) -> None:

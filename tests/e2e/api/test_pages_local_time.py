@@ -15,9 +15,7 @@ from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
 from core.web import create_app
-from services.workflow.api.deps import READS_KEY
-from services.workflow.persistence.search_repo import SqlApiReads
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import service_of
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.esic_like import PERSONAL, EsicLikePlugin
 
@@ -34,7 +32,6 @@ async def manaus(database_url: str, clock: FixedClock) -> AsyncIterator[Platform
         host=host,
         upgrade=False,
     )
-    platform.extras.setdefault(READS_KEY, SqlApiReads(platform.database))
     yield platform
     await platform.close()
 

@@ -11,7 +11,7 @@ from core.app import Platform
 from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.settings import Settings
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import service_of
 from tests.e2e.cli.helpers import error_line, run
 from tests.integration.deadlines.esic import ESIC, OFFICER
 

@@ -19,8 +19,8 @@ from core.cli_errors import EXIT_SOFTWARE, describe
 from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.settings import Settings
+from services.workflow.bootstrap import service_of
 from services.workflow.calendar import ESIC_REQUEST
-from services.workflow.plugin import service_of
 from tests.e2e.cli.helpers import PYTHONPATH, ROOT, error_line, run
 from tests.integration.deadlines.esic import DEADLINE, ESIC, OFFICER
 

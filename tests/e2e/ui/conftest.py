@@ -27,9 +27,7 @@ from core.web import create_app
 from modules.diario.demo import AUTHOR
 from modules.diario.records import Act, ActStore
 from modules.diario.workflows import APPROVER_ID, AUTHOR_ID, PROFILES, REVIEWER_ID
-from services.workflow.bootstrap import WorkflowService
-from services.workflow.plugin import service_of
-from services.workflow.ui.deps import INBOX_KEY
+from services.workflow.bootstrap import WorkflowService, service_of
 from tests.conftest import unavailable
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -91,7 +89,6 @@ async def site(database_url: str, clock: FixedClock) -> AsyncIterator[Site]:
     settings = Settings(database_url=database_url)
     platform = await Platform.boot(settings, clock=clock, ids=SequentialIdGen(clock), upgrade=False)
     service = service_of(platform)
-    platform.extras[INBOX_KEY] = service.inbox
     await _staff(platform)
     port = _free_port()
     config = uvicorn.Config(

@@ -25,8 +25,7 @@ from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
 from modules.diario.workflows import REVIEWER_ID
-from services.workflow.plugin import service_of
-from services.workflow.ui.deps import INBOX_KEY
+from services.workflow.bootstrap import service_of
 from tests.e2e.api.esic_like import PERSONAL, EsicLikePlugin
 from tests.e2e.ui.conftest import Site, _staff, login, new_page, serious_violations, shoot
 from tests.e2e.ui.test_operations_pages import OPERATOR, _served
@@ -73,7 +72,6 @@ async def esic_site(database_url: str, clock: FixedClock) -> AsyncIterator[Site]
         upgrade=False,
     )
     service = service_of(platform)
-    platform.extras[INBOX_KEY] = service.inbox
     await _staff(platform)
     await service.catalog.add_member("esic_like.juridico", REVIEWER_ID, actor=Actor.system("t"))
     async with _served(platform) as url:

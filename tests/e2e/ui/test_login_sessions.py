@@ -19,8 +19,6 @@ from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.settings import Settings
 from core.web import create_app
-from services.workflow.plugin import service_of
-from services.workflow.ui.deps import INBOX_KEY
 from services.workflow.ui.web import SESSION_COOKIE
 
 PASSWORD = "senha-de-teste-123"
@@ -42,7 +40,6 @@ async def boot(database_url: str, clock: FixedClock) -> AsyncIterator[Boot]:
             ids=SequentialIdGen(clock),
             upgrade=False,
         )
-        platform.extras[INBOX_KEY] = service_of(platform).inbox
         if not booted:
             await platform.directory.ensure_profile("staff", "Staff", ["workflow.tasks"])
             await platform.directory.create_user(

@@ -12,8 +12,6 @@ from playwright.async_api import Browser, Page, expect
 
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
-from services.workflow.api.migrations import MIGRATOR_KEY
-from services.workflow.persistence.migration_repo import SqlMigrationQueries
 from services.workflow.runtime.services.migration import Migrator
 from tests.e2e.ui.conftest import (
     Site,
@@ -55,7 +53,6 @@ async def _setup(site: Site, count: int) -> list[str]:
     """The composition root's migrator, v1 and v2 (``triagem`` renamed ``analise``) and
     ``count`` instances waiting at ``triagem`` on v1."""
     engine = site.service.engine
-    site.platform.extras[MIGRATOR_KEY] = Migrator(engine, SqlMigrationQueries())
     await engine.publisher.publish(_definition("triagem", "Triagem"), actor=PUBLISHER)
     ids = []
     for _ in range(count):
@@ -182,7 +179,7 @@ async def test_an_instance_that_moved_after_the_dry_run_is_not_migrated(
     await page.get_by_role("button", name="Continuar: mapear etapas").click()
     await page.locator("#map-triagem").select_option("analise")
     await page.get_by_role("button", name="Simular (nada muda)").click()
-    migrator: Migrator = site.platform.extras[MIGRATOR_KEY]
+    migrator: Migrator = site.service.migrator
     await migrator.repair(only, token_id="t", to_node="triagem", reason="refazer", actor=PUBLISHER)
     await page.get_by_label("Motivo").fill("Atrasado")
     await page.get_by_role("button", name="Migrar 1 processo").click()

@@ -26,7 +26,7 @@ from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
 from core.web import create_app
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import service_of
 from tests.e2e.ui.conftest import (
     Site,
     _free_port,

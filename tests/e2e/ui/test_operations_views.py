@@ -12,10 +12,9 @@ from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
 from core.app import Platform
 from core.clock import FixedClock
-from services.workflow.api.deps import READS_KEY
-from services.workflow.bootstrap import WorkflowService
+from services.workflow.bootstrap import WorkflowService, service_of
+from services.workflow.handles import handles_of
 from services.workflow.persistence.ops_reads import grouped_by_node
-from services.workflow.plugin import service_of
 from services.workflow.reads.api_reads import ApiReads
 from services.workflow.reads.operations import StepRunView
 from services.workflow.ui.instances import MAX_ERROR_DETAIL, error_parts
@@ -42,7 +41,7 @@ def purchase() -> PurchasePlugin:
 
 
 def _reads(platform: Platform) -> ApiReads:
-    reads: ApiReads = platform.extras[READS_KEY]
+    reads: ApiReads = handles_of(platform).reads
     return reads
 
 

@@ -11,8 +11,7 @@ from core.app import Platform
 from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.settings import Settings
-from services.workflow.bootstrap import WorkflowService
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import WorkflowService, service_of
 from tests.integration.deadlines.esic import ESIC, OFFICER
 
 

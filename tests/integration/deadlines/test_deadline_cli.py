@@ -14,9 +14,9 @@ from core.app import Platform
 from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.settings import Settings
+from services.workflow.bootstrap import service_of
 from services.workflow.calendar import ESIC_REQUEST
 from services.workflow.cli.deadlines import deadline_group
-from services.workflow.plugin import service_of
 from tests.integration.deadlines.esic import DEADLINE, ESIC, OFFICER
 
 

@@ -14,7 +14,7 @@ from core.app import Platform
 from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.settings import Settings
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import service_of
 from tests.integration.deadlines.esic import ESIC, OFFICER
 
 FILED = datetime(2026, 12, 31, 23, 30, tzinfo=ZoneInfo("America/Sao_Paulo"))

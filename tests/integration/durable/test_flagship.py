@@ -24,9 +24,8 @@ from core.clock import SystemClock
 from core.ids import UUIDv7Gen
 from core.plugins import PluginHost
 from core.settings import Settings
-from services.workflow.bootstrap import WorkflowService
+from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.persistence import tables as t
-from services.workflow.plugin import service_of
 from tests.fakes.partners import Erp, Gateway
 from tests.integration.durable.harness import Fleet, PrivateRedis
 

@@ -14,8 +14,7 @@ import pytest
 
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
-from services.workflow.bootstrap import WorkflowService
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import WorkflowService, service_of
 from tests.fakes.partners import DELAY_S, Erp, Gateway
 from tests.integration.durable.harness import Fleet, PrivateRedis
 from tests.integration.durable.test_flagship import APPROVER, boot, open_work

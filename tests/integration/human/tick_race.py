@@ -29,7 +29,7 @@ async def main(database_url: str, now: str) -> None:
         upgrade=False,
     )
     try:
-        from services.workflow.plugin import service_of
+        from services.workflow.bootstrap import service_of
 
         engine = service_of(platform).engine
         print("ready", flush=True)

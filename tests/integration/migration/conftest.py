@@ -11,9 +11,8 @@ from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
-from services.workflow.bootstrap import WorkflowService
+from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.persistence.migration_repo import SqlMigrationQueries
-from services.workflow.plugin import service_of
 from services.workflow.runtime.services.migration import Migrator
 from tests.fakes.purchase import PurchasePlugin
 

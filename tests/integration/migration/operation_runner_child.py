@@ -13,7 +13,7 @@ import sys
 from core.app import Platform
 from core.plugins import PluginHost
 from core.settings import Settings
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import service_of
 from tests.fakes.purchase import PurchasePlugin
 
 

@@ -13,8 +13,8 @@ from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
 from core.app import Platform
 from core.settings import Settings
+from services.workflow.bootstrap import service_of
 from services.workflow.cli.migrate import migrate_cmd, repair_cmd
-from services.workflow.plugin import service_of
 
 OPERATOR = Actor(id="operator-7")
 

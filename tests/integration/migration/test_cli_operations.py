@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from core.app import Platform
 from core.settings import Settings
+from services.workflow.bootstrap import service_of
 from services.workflow.cli.operations import cancel_cmd, list_cmd, show_cmd
-from services.workflow.plugin import service_of
 from tests.integration.migration.test_cli_migrate import OPERATOR, prepare
 
 UNKNOWN = "019cae6b-6600-7000-8000-0000000000ff"

@@ -28,7 +28,7 @@ from core.clock import FixedClock, SystemClock
 from core.ids import SequentialIdGen, UUIDv7Gen
 from core.plugins import PluginHost
 from core.settings import Settings
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import service_of
 from tests.fakes.partners import TaxSystem
 from tests.integration.durable.harness import Fleet, PrivateRedis
 

@@ -16,8 +16,8 @@ from core.app import Platform
 from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.settings import Settings
+from services.workflow.bootstrap import service_of
 from services.workflow.calendar import AnnualHoliday, CalendarSpec, seal_spec
-from services.workflow.plugin import service_of
 from tests.modules.with_engine.conftest import Inbox
 from tests.modules.with_engine.test_esic_flow import received
 from tests.modules.with_engine.test_esic_legal_deadlines import BRT, fires_on, last_second

@@ -10,9 +10,9 @@ from core.app import Platform
 from modules.esic.demo import ANALYST, ensure_staff
 from modules.esic.domain import ManifestationKind
 from modules.esic.records import Cases, Record, Requests
-from services.workflow.api.deps import READS_KEY
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.forms import decode_snapshot
+from services.workflow.handles import handles_of
 from tests.modules.with_engine.test_esic_flow import received, work
 
 
@@ -91,7 +91,7 @@ async def test_the_answer_given_is_an_earlier_submission_of_the_instance(
     rec = await received(booted, service)
     await work(service, rec, "analysis_saude", ANALYST, outcome="answer", data={"answer": "42"})
     assert rec.instance_id is not None
-    (row,) = await booted.extras[READS_KEY].submissions(rec.instance_id)
+    (row,) = await handles_of(booted).reads.submissions(rec.instance_id)
     snapshot = decode_snapshot(row.snapshot)
     assert (row.form_key, snapshot.actor_id, snapshot.as_dict()["answer"]) == (
         "esic.analysis",

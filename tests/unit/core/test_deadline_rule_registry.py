@@ -14,7 +14,7 @@ from contracts.workflow.legal import LegalRule
 from core.plugins import PluginHost
 from core.registries import Registrations
 from modules.esic.legal import LAI_REQUEST
-from services.workflow.legal_config import legal_settings
+from services.workflow.settings import legal_settings
 
 
 def _rules(*rules: Any) -> SimpleNamespace:

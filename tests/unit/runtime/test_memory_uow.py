@@ -56,6 +56,10 @@ class Double:
         return StepResult(output={"doubled": int(step.data["n"]) * 2})
 
 
+async def _pinned(uow: object, reference: str) -> str:
+    return reference
+
+
 class Kit:
     def __init__(self) -> None:
         self.clock = FixedClock(datetime(2026, 3, 2, 12, 0, tzinfo=UTC))
@@ -74,8 +78,16 @@ class Kit:
             clock=self.clock,
             ids=self.ids,
             compiler=ModelCompiler(known, rules, rules),
-            applier=Applier(self.ids, calendar, LegalTime(calendar, {}), telemetry=NoTelemetry()),
+            applier=Applier(
+                self.ids,
+                calendar,
+                LegalTime(calendar, {}),
+                telemetry=NoTelemetry(),
+                pin_form=_pinned,
+            ),
+            wakeup=lambda: None,
             zone=ZoneInfo("America/Sao_Paulo"),
+            tick_concurrency=1,
         )
         self.handler = Double()
         self.executor = Executor(

@@ -9,7 +9,7 @@ from tramita_alvara.plugin import RUNTIME
 from contracts.errors import Conflict
 from contracts.kernel import Actor
 from core.app import Platform
-from services.workflow.plugin import service_of
+from services.workflow.bootstrap import service_of
 
 OPINION = {"parecer": "Uso do solo incompatível com a atividade.", "vistoria": False}
 APPLICANT = Actor(id="0190d1a0-0000-7000-8000-00000000c001")

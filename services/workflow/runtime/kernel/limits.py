@@ -1,7 +1,7 @@
 """Size limits the engine holds to whoever starts an instance (API, pages, CLI or a module).
 
 A start's context is stored with the instance and read by every rule that runs on it, so its
-size is bounded: past ``WorkflowConfig.max_context_bytes`` (``TRAMITA_WF_MAX_CONTEXT_BYTES``,
+size is bounded: past ``WorkflowSettings.max_context_bytes`` (``TRAMITA_WF_MAX_CONTEXT_BYTES``,
 1 MiB of JSON by default) the start is refused with a 413 problem that states the limit.
 """
 

@@ -74,10 +74,6 @@ def public_status(state: InstanceState) -> str:
 
 
 class Applier:
-    pin_form: FormPinner | None = None
-    """Turns a task's ``form`` reference into the exact ``key@version`` published when the task
-    opens, so a later version never changes what it is answered with (set at composition)."""
-
     def __init__(
         self,
         ids: IdGen,
@@ -85,6 +81,7 @@ class Applier:
         legal: LegalTime | None = None,
         *,
         telemetry: Telemetry,
+        pin_form: FormPinner,
     ) -> None:
         self._ids = ids
         self._telemetry = telemetry
@@ -92,6 +89,9 @@ class Applier:
         self._legal = legal or LegalTime(calendar, {})
         self._tasks = TaskWriter(self._legal)
         self._timers = TimerWriter(calendar, self._legal)
+        self.pin_form = pin_form
+        """Turns a task's ``form`` reference into the exact ``key@version`` published when the
+        task opens, so a later version never changes what it is answered with."""
 
     def _id(self) -> str:
         return str(self._ids.new_id())

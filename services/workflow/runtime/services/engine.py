@@ -36,9 +36,6 @@ Wakeup = Callable[[], None]
 class Engine(EngineReads):
     """Implements ``contracts.workflow.WorkflowEngine`` on the database."""
 
-    human: TaskService | None = None
-    """Task actions (claim, complete...); set by the composition root after construction."""
-
     def __init__(
         self,
         *,
@@ -47,9 +44,12 @@ class Engine(EngineReads):
         ids: IdGen,
         compiler: ModelCompiler,
         applier: Applier,
+        wakeup: Wakeup,
+        human: Callable[[Engine], TaskService] | None = None,
         tenant: str = "default",
-        wakeup: Wakeup | None = None,
         zone: tzinfo,
+        tick_concurrency: int,
+        max_context_bytes: int = DEFAULT_MAX_CONTEXT_BYTES,
     ) -> None:
         super().__init__(uow_factory, compiler)
         self.clock = clock
@@ -59,11 +59,14 @@ class Engine(EngineReads):
         self._zone = zone
         """The jurisdiction's time zone (``settings.timezone``): the protocol number's year."""
         self.publisher = Publisher(uow_factory, compiler)
-        self.tick_concurrency = 1
-        """Timers ``tick`` fires at once (set at composition; 1 on SQLite's single writer)."""
-        self.max_context_bytes = DEFAULT_MAX_CONTEXT_BYTES
-        """A start's context, as JSON, is refused past this (set at composition)."""
-        self.wakeup: Wakeup = wakeup or (lambda: None)
+        self.human = None if human is None else human(self)
+        """Task actions (claim, complete...), built by ``human`` on this engine's ``apply_in``
+        (without it, the task actions fail loudly)."""
+        self.tick_concurrency = tick_concurrency
+        """Timers ``tick`` fires at once (1 on SQLite's single writer)."""
+        self.max_context_bytes = max_context_bytes
+        """A start's context, as JSON, is refused past this."""
+        self.wakeup: Wakeup = wakeup
         self._timers = TimerFiring(
             uow_factory=uow_factory,
             clock=clock,
@@ -299,6 +302,11 @@ class Engine(EngineReads):
         """Fire every timer due now; up to ``tick_concurrency`` at once."""
         return await self._timers.tick(limit=limit, concurrency=self.tick_concurrency)
 
+    def _human(self) -> TaskService:
+        if self.human is None:
+            raise RuntimeError("the task service is wired by the composition root")
+        return self.human
+
     # --- human tasks --------------------------------------------------------------------------
 
     async def claim(
@@ -306,11 +314,6 @@ class Engine(EngineReads):
     ) -> TaskView:
         """Authorised, idempotent and audited: see ``runtime.human.TaskService``."""
         return await self._human().claim(task_id, actor=actor, idempotency_key=idempotency_key)
-
-    def _human(self) -> TaskService:
-        if self.human is None:
-            raise RuntimeError("the task service is wired by the composition root")
-        return self.human
 
     async def _reload_task(self, task_id: str) -> TaskView:
         async with self._uow() as uow:

@@ -1,24 +1,44 @@
-"""Tuning of the service's processes, from ``TRAMITA_WF_*`` variables (all optional).
+"""The service's settings, read once at boot: ``TRAMITA_WF_*`` variables (all optional) and the
+city's legal rules file they may name.
 
 Defaults suit production; tests shorten the lease margin and sweep intervals so that crash
-recovery is observable in seconds.
+recovery is observable in seconds. The platform-wide settings (database, Redis, tenant, time
+zone) are ``core.settings.Settings``, which the service reads from ``platform.settings``.
+
+``TRAMITA_WF_LEGAL_RULES`` names a TOML file (optional). A ``[rules."KEY"]`` table for a
+registered key changes only the fields it gives (a municipal decree that counts business days);
+one for a new key defines a rule with every field. ``[receipt] cutoff = "HH:MM"`` sets the hour
+from which a filing counts as received on the next business day. See ``docs/deadlines.md``.
 """
 
 from __future__ import annotations
 
 import os
+import tomllib
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import time, timedelta
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
 import msgspec
 
 from contracts.errors import ConfigurationError
+from contracts.workflow.legal import LegalRule
+from services.workflow.calendar.legal import DEFAULT_RECEIPT, ReceiptRule
 
 WORKER_QUEUES = ("approval", "validation", "integration", "notification", "timer", "events")
 """Broker queues: one per node family, plus ``events`` for subject callbacks."""
 
 
-class WorkflowConfig(msgspec.Struct, frozen=True, kw_only=True):
+class LegalSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The legal rules in force: what modules registered, overridden by the city's file."""
+
+    rules: Mapping[str, LegalRule] = msgspec.field(default_factory=lambda: MappingProxyType({}))
+    receipt: ReceiptRule = DEFAULT_RECEIPT
+
+
+class WorkflowSettings(msgspec.Struct, frozen=True, kw_only=True):
     lease_margin_s: float = 30.0
     """Added to a node's timeout to form a step's lease; past it the step is re-delivered."""
     stranded_after_s: float = 60.0
@@ -61,6 +81,8 @@ class WorkflowConfig(msgspec.Struct, frozen=True, kw_only=True):
     sweep sends the operation again and another runner continues it."""
     faults: str = ""
     """Fault injection for the crash tests only (e.g. ``relay_exit_after_publish:3``)."""
+    legal: LegalSettings = msgspec.field(default_factory=LegalSettings)
+    """The registered deadline rules with ``legal_rules``'s file applied over them."""
 
     @property
     def stranded_after(self) -> timedelta:
@@ -71,7 +93,11 @@ class WorkflowConfig(msgspec.Struct, frozen=True, kw_only=True):
         return timedelta(seconds=self.lease_margin_s)
 
 
-def load_config(env: Mapping[str, str] | None = None) -> WorkflowConfig:
+def load_settings(
+    registered: Mapping[str, LegalRule], env: Mapping[str, str] | None = None
+) -> WorkflowSettings:
+    """The settings from ``env`` (default: the process's environment), with the legal rules
+    modules ``registered`` and the city's file over them."""
     env = os.environ if env is None else env
     fields: dict[str, object] = {}
     for name, spec in _types().items():
@@ -84,7 +110,9 @@ def load_config(env: Mapping[str, str] | None = None) -> WorkflowConfig:
             raise ConfigurationError(
                 f"TRAMITA_WF_{name.upper()} must be a {spec.__name__}", setting=name
             ) from exc
-    return msgspec.convert(fields, WorkflowConfig)
+    settings = msgspec.convert(fields, WorkflowSettings)
+    legal = legal_settings(registered, settings.legal_rules)
+    return msgspec.structs.replace(settings, legal=legal)
 
 
 def _flag(raw: str) -> bool:
@@ -98,15 +126,65 @@ def _flag(raw: str) -> bool:
 
 
 def _types() -> dict[str, type]:
+    """The scalar fields an environment variable may set (``legal`` comes from the file)."""
+    defaults = WorkflowSettings()
     return {
-        name: type(getattr(WorkflowConfig(), name)) for name in WorkflowConfig.__struct_fields__
+        name: type(getattr(defaults, name))
+        for name in WorkflowSettings.__struct_fields__
+        if name != "legal"
     }
 
 
-def fault(config: WorkflowConfig, name: str) -> int | None:
+def fault(settings: WorkflowSettings, name: str) -> int | None:
     """The number attached to an injected fault, or ``None`` when it is not injected."""
-    for item in filter(None, config.faults.split(",")):
+    for item in filter(None, settings.faults.split(",")):
         key, _, value = item.partition(":")
         if key == name:
             return int(value or "1")
     return None
+
+
+def _rule(key: str, fields: Mapping[str, Any], base: LegalRule | None) -> LegalRule:
+    data = {**(msgspec.to_builtins(base) if base is not None else {}), **fields, "key": key}
+    try:
+        return msgspec.convert(data, LegalRule)
+    except msgspec.ValidationError as exc:
+        raise ConfigurationError(
+            f"deadline rule {key!r} in TRAMITA_WF_LEGAL_RULES is invalid: {exc}",
+            setting="legal_rules",
+            rule=key,
+        ) from exc
+
+
+def _receipt(table: Mapping[str, Any]) -> ReceiptRule:
+    raw = table.get("cutoff", "19:00")
+    try:
+        cutoff = time.fromisoformat(str(raw))
+    except ValueError as exc:
+        raise ConfigurationError(
+            "receipt.cutoff in TRAMITA_WF_LEGAL_RULES must be HH:MM", setting="legal_rules"
+        ) from exc
+    return ReceiptRule(cutoff=cutoff)
+
+
+def legal_settings(registered: Mapping[str, LegalRule], path: str = "") -> LegalSettings:
+    """The registered rules with the file at ``path`` (if any) applied over them."""
+    rules = dict(registered)
+    receipt = DEFAULT_RECEIPT
+    if path:
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigurationError(
+                f"TRAMITA_WF_LEGAL_RULES cannot be read: {type(exc).__name__}",
+                setting="legal_rules",
+            ) from exc
+        for key, fields in dict(data.get("rules", {})).items():
+            if not isinstance(fields, dict):
+                raise ConfigurationError(
+                    f"rules.{key} in TRAMITA_WF_LEGAL_RULES must be a table",
+                    setting="legal_rules",
+                )
+            rules[key] = _rule(key, fields, rules.get(key))
+        receipt = _receipt(dict(data.get("receipt", {})))
+    return LegalSettings(rules=MappingProxyType(rules), receipt=receipt)

@@ -1,0 +1,67 @@
+"""What the service's pages, API and commands reach: one typed object under one key.
+
+The composition root (``bootstrap.build``) builds it and the plugin puts it in
+``platform.extras[WORKFLOW_KEY]``; the web and the CLI read it through ``handles_of``. Importing
+this module stays cheap: the types are named for the checker only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from contracts.errors import ServiceUnavailable
+
+if TYPE_CHECKING:
+    from services.workflow.documents import DocumentService
+    from services.workflow.reads.api_reads import ApiReads
+    from services.workflow.reads.drafts import DraftStore
+    from services.workflow.runtime.kernel.dashboard import DashboardReads
+    from services.workflow.runtime.ports.telemetry import Telemetry
+    from services.workflow.runtime.services.deadline_service import DeadlineService
+    from services.workflow.runtime.services.engine import Engine
+    from services.workflow.runtime.services.human_policy import Catalog
+    from services.workflow.runtime.services.human_tasks import TaskService
+    from services.workflow.runtime.services.inbox import Inbox
+    from services.workflow.runtime.services.migration import Migrator
+    from services.workflow.runtime.services.operations import OperationService
+    from services.workflow.runtime.services.units import UnitService
+
+WORKFLOW_KEY = "workflow"
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class WorkflowHandles:
+    """The service's parts a request or a command acts through (each built once, at boot)."""
+
+    engine: Engine
+    tasks: TaskService
+    inbox: Inbox
+    catalog: Catalog
+    deadlines: DeadlineService
+    units: UnitService
+    documents: DocumentService
+    operations: OperationService
+    migrator: Migrator
+    reads: ApiReads
+    """The API's and pages' read model (search, histories, versions)."""
+    dashboard: DashboardReads
+    drafts: DraftStore
+    telemetry: Telemetry
+    """What the runtime records (``/metrics`` serves its registry outside multiprocess mode)."""
+
+
+def handles_or_none(platform: Any) -> WorkflowHandles | None:
+    """The handles, or ``None`` where the service is not running (plain mode)."""
+    found = platform.extras.get(WORKFLOW_KEY)
+    return found if isinstance(found, WorkflowHandles) else None
+
+
+def handles_of(platform: Any) -> WorkflowHandles:
+    """The handles; ``ServiceUnavailable`` (503) where the service is not running."""
+    found = handles_or_none(platform)
+    if found is None:
+        raise ServiceUnavailable(
+            "the workflow service is not running in this process", port=WORKFLOW_KEY
+        )
+    return found
