@@ -3,7 +3,8 @@
 Source strings (msgids) are English, as the code is; each package that shows text keeps its
 catalogs beside it as ``locale/<lang>/LC_MESSAGES/messages.po`` (``core/locale`` for the
 kernel, ``services/workflow/locale`` for the engine's pages and CLI). The ``.po`` files are the
-only source: they are compiled in memory on first use, so a stale ``.mo`` can never be shown.
+only source: they are compiled on first use (the result cached under the hash of the ``.po``'s
+content), so a stale ``.mo`` can never be shown.
 
 The locale in force is a context variable: the web app sets it per request (the visitor's
 choice in the ``tramita_lang`` cookie, else ``Accept-Language``, else pt-BR); the CLI sets it
@@ -13,7 +14,10 @@ them through Jinja2's i18n extension (``{{ _("…") }}`` and ``{% trans %}``).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import io
+import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -48,11 +52,30 @@ def add_catalog_directory(directory: Path | str) -> None:
         _translations.cache_clear()
 
 
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tramita" / "catalogs"
+
+
 def _compile(po_file: Path, locale: str) -> Translations:
-    with po_file.open("rb") as handle:
-        catalog = read_po(handle, locale=locale, domain=DOMAIN)
+    """The ``.po`` compiled; the compiled bytes are kept in the user's cache under the hash of
+    the ``.po``'s content, so a command skips the parse next time and a changed ``.po`` can
+    never meet an old compilation (an unwritable cache only costs the parse)."""
+    source = po_file.read_bytes()
+    digest = hashlib.sha256(source + locale.encode()).hexdigest()[:32]
+    cached = _cache_dir() / f"{digest}.mo"
+    try:
+        return Translations(io.BytesIO(cached.read_bytes()), domain=DOMAIN)
+    except Exception:  # noqa: BLE001 - absent or damaged: compile again
+        pass
+    catalog = read_po(io.BytesIO(source), locale=locale, domain=DOMAIN)
     buffer = io.BytesIO()
     write_mo(buffer, catalog, use_fuzzy=False)
+    with contextlib.suppress(OSError):
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_bytes(buffer.getvalue())
+        partial.replace(cached)
     buffer.seek(0)
     return Translations(buffer, domain=DOMAIN)
 
