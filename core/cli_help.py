@@ -32,6 +32,13 @@ DOMAIN = "help"
 LOCALE_DIRNAME = "cli_locale"
 
 _sources: WeakKeyDictionary[object, tuple[str | None, str | None]] = WeakKeyDictionary()
+_metavars: WeakKeyDictionary[object, tuple[str | None, str | None]] = WeakKeyDictionary()
+"""A parameter's or command's own metavar and the English word shown for it (``INSTANCE``,
+``INTEGER``, ``[OPTIONS]``), kept so a second ``localize`` starts from English."""
+
+OPTIONS = "[OPTIONS]"
+TYPE_WORDS = frozenset({"INTEGER", "FLOAT", "TEXT", "PATH", "FILE", "DIRECTORY", "UUID"})
+"""click's type names shown as option metavars, translated through the kernel's catalog."""
 
 
 def current_language() -> str:
@@ -89,14 +96,52 @@ def localize(command: click.Command, language: str | None = None) -> click.Comma
     help_text, short_help = _sources.setdefault(command, (command.help, command.short_help))
     command.help = None if help_text is None else translate(help_text, module, lang)
     command.short_help = None if short_help is None else translate(short_help, module, lang)
+    own, _ = _metavars.setdefault(command, (command.options_metavar, None))
+    command.options_metavar = (
+        translate(OPTIONS, "core.cli", lang) if own == OPTIONS else command.options_metavar
+    )
     for param in command.params:
         if isinstance(param, click.Option):
             source, _ = _sources.setdefault(param, (param.help, None))
             param.help = None if source is None else translate(source, module, lang)
+        _localize_metavar(param, module, lang)
     if isinstance(command, click.Group):
         for sub in command.commands.values():
             localize(sub, lang)
     return command
+
+
+def metavar_word(param: click.Parameter) -> tuple[str | None, str]:
+    """``(explicit metavar, English word)`` of ``param``: its ``metavar=``, else its name
+    (arguments) or its type's name (options with a value); ``(None, "")`` for a flag."""
+    explicit, word = _metavars.setdefault(param, (param.metavar, None))
+    if word is not None:
+        return explicit, word
+    if explicit is not None:
+        word = explicit
+    elif isinstance(param, click.Argument):
+        word = (param.name or "").upper()
+    elif isinstance(param, click.Option) and not param.is_flag and not param.count:
+        name = param.type.name.upper()
+        word = name if name in TYPE_WORDS else ""
+    else:
+        word = ""
+    _metavars[param] = (explicit, word)
+    return explicit, word
+
+
+def _localize_metavar(param: click.Parameter, module: str, lang: str) -> None:
+    explicit, word = metavar_word(param)
+    if not word:
+        return
+    module = "core.cli" if word in TYPE_WORDS and explicit is None else module
+    shown = translate(word, module, lang)
+    if isinstance(param, click.Argument) and explicit is None:
+        if not param.required:
+            shown = f"[{shown}]"
+        if param.nargs != 1:
+            shown += "..."
+    param.metavar = shown
 
 
 def english(item: click.Command | click.Option) -> tuple[str | None, str | None]:
@@ -154,10 +199,18 @@ def texts() -> dict[Path, dict[str, list[str]]]:
             found.setdefault(directory, {}).setdefault(msgid(text), []).append(where)
 
     ctx = click.Context(main, info_name="tramita")
+    add(OPTIONS, "core.cli", "tramita --help")
+    for word in TYPE_WORDS:
+        add(word, "core.cli", "option values")
     for where, item, module in walk(main, ctx):
         for text in english(item):
             if text:
                 add(text, module, where)
+        if isinstance(item, click.Command):
+            for param in item.params:
+                explicit, word = metavar_word(param)
+                if word and (explicit is not None or word not in TYPE_WORDS):
+                    add(word, module, f"{where} {word}")
     for text, module in _short_help_sources():
         add(text, module, "tramita --help")
     return found

@@ -32,7 +32,7 @@ def test_a_group_lists_its_commands_in_portuguese() -> None:
     assert result.returncode == 0, result.stderr
     assert "Instâncias de fluxo de trabalho." in result.stdout
     rows = _rows(result.stdout.split("Comandos:")[1])
-    assert rows["start"] == "Inicia uma instância da versão mais recente de KEY."
+    assert rows["start"] == "Inicia uma instância da versão mais recente de CHAVE."
     assert rows["show"].startswith("Mostra uma instância")
 
 
@@ -41,7 +41,7 @@ def test_a_commands_options_are_described_in_portuguese() -> None:
     assert result.returncode == 0, result.stderr
     text = " ".join(result.stdout.split())
     assert "Lista as instâncias, mais recentes primeiro" in text
-    assert "--definition TEXT Só esta definição (chave)." in text
+    assert "--definition TEXTO Só esta definição (chave)." in text
     assert "--json Saída legível por máquina (JSON)." in text
     assert "Only this definition" not in text
 

@@ -19,13 +19,13 @@ def test_help_is_in_portuguese_by_default() -> None:
 def test_a_subcommand_help_is_in_portuguese_too() -> None:
     result = run("instance", "show", "--help")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("Uso: tramita instance show [OPTIONS] INSTANCE")
+    assert result.stdout.startswith("Uso: tramita instance show [OPÇÕES] INSTÂNCIA")
 
 
 def test_a_missing_argument_is_one_portuguese_line_and_exit_2() -> None:
     result = run("instance", "show")
     assert result.returncode == 2
-    assert error_line(result) == "erro: falta o argumento 'INSTANCE'"
+    assert error_line(result) == "erro: falta o argumento 'INSTÂNCIA'"
 
 
 def test_click_errors_are_translated() -> None:
