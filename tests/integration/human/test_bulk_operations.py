@@ -7,7 +7,8 @@ import asyncio
 
 from core.audit import read_trail
 from services.workflow.bootstrap import WorkflowService
-from services.workflow.runtime.services.operations import OperationService, task_key
+from services.workflow.runtime.services.operation_steps import task_key
+from services.workflow.runtime.services.operations import OperationService
 from tests.integration.human.kit import ANA, BIA, open_case, staff, trail
 
 MISSING = "00000000-0000-7000-8000-000000000000"

@@ -13,14 +13,14 @@ the action and its row) replays the stored answer instead of acting twice. A run
 leaves its lease to expire; the sweep sends the operation again and the next runner continues
 from the items without a row. A run handles at most ``chunk`` items and then hands the rest on
 with a new message, so one delivery never outlives the broker's job timeout, and a cancelled
-operation stops before its next item.
+operation stops before its next item. What one item does, per kind, is in ``operation_steps``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -35,7 +35,6 @@ from contracts.errors import (
 )
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen
 from services.workflow.definition.messages import N_
-from services.workflow.runtime.kernel.migration_plan import InstancePlan, MigrationRequest
 from services.workflow.runtime.kernel.naming import OPERATION_TOPIC
 from services.workflow.runtime.ports import UnitOfWork
 from services.workflow.runtime.ports.operations import (
@@ -47,13 +46,13 @@ from services.workflow.runtime.ports.operations import (
     OperationStore,
 )
 from services.workflow.runtime.services.human_tasks import TaskService
-from services.workflow.runtime.services.migration import Migrator, Prepared
+from services.workflow.runtime.services.migration import Migrator
+from services.workflow.runtime.services.operation_steps import OperationSteps
 
 log = structlog.get_logger("tramita.operations")
 
 MAX_ITEMS = 10_000
 MAX_REASON = 500
-ItemRun = Callable[[str, int], Awaitable[None]]
 
 
 def dedup_key(kind: str, items: Sequence[str], actor: Actor, params: dict[str, Any]) -> str:
@@ -68,11 +67,6 @@ def dedup_key(kind: str, items: Sequence[str], actor: Actor, params: dict[str, A
     }
     encoded = json.dumps(what, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(encoded.encode()).hexdigest()
-
-
-def task_key(operation_id: str, task_id: str) -> str:
-    """The idempotency key of one task action of an operation."""
-    return f"op:{operation_id}:{task_id}"
 
 
 class OperationService:
@@ -101,8 +95,6 @@ class OperationService:
         self._clock = clock
         self._ids = ids
         self._tenant = tenant
-        self._tasks = tasks
-        self._migrator = migrator
         self._wakeup = wakeup
         self._runner_name = runner_name
         self.lease = lease
@@ -110,6 +102,14 @@ class OperationService:
         self.threshold = threshold
         self.always = always
         self._abandon_letter = abandon_letter
+        self._steps = OperationSteps(
+            uow_factory=uow_factory,
+            store=store,
+            clock=clock,
+            tasks=tasks,
+            migrator=migrator,
+            abandon_letter=abandon_letter,
+        )
 
     def in_background(self, count: int) -> bool:
         """Whether pages run a selection of ``count`` items as an operation (past the
@@ -240,11 +240,11 @@ class OperationService:
         for position, letter_id in enumerate(dict.fromkeys(str(i) for i in letter_ids)):
             try:
                 await abandon(letter_id, actor=actor, reason=reason, before_commit=nothing)
-                items.append(self._item(letter_id, position, None, None))
+                items.append(self._steps.item(letter_id, position, None, None))
             except TramitaError as exc:
                 if exc.status >= 500:
                     raise
-                items.append(self._refused(letter_id, position, exc))
+                items.append(self._steps.refused(letter_id, position, exc))
         return items
 
     # --- running -------------------------------------------------------------------------------
@@ -263,7 +263,7 @@ class OperationService:
             return "busy"
         operation = await self.get(operation_id)
         try:
-            one = await self._item_runner(operation, runner)
+            one = await self._steps.for_operation(operation, runner)
         except TramitaError as exc:
             return await self._finish(operation_id, runner, "failed", exc.problem_type)
         except (KeyError, TypeError, ValueError):  # parameters no run can use: never retried
@@ -346,154 +346,3 @@ class OperationService:
             log.warning("operations_redelivered", count=len(stranded))
             self._wakeup()
         return len(stranded)
-
-    # --- what one item does, per kind ----------------------------------------------------------
-
-    async def _item_runner(self, operation: Operation, runner: str) -> ItemRun:
-        if operation.kind == "migration":
-            return await self._migration(operation, runner)
-        if operation.kind == "dead_letter_abandon":
-            return self._dead_letters(operation, runner)
-        return self._bulk(operation)
-
-    def _dead_letters(self, operation: Operation, runner: str) -> ItemRun:
-        """Each letter abandoned with the operation's reason; its item row commits with the
-        abandon, so a runner that dies in between never gives a letter up twice (a letter
-        already handled is refused with ``dead_letter_handled``)."""
-        abandon = self._abandon_letter
-        if abandon is None:
-            raise ServiceUnavailable("dead letters are not wired", port="abandon_letter")
-        reason = operation.reason or ""
-
-        async def one(letter_id: str, position: int) -> None:
-            async def before_commit(uow: UnitOfWork) -> None:
-                item = self._item(letter_id, position, None, None)
-                if not await self._store(uow).record(operation.id, item, runner=runner):
-                    raise InvalidTransition(
-                        "the operation is no longer held", code="operation_over"
-                    )
-
-            try:
-                await abandon(
-                    letter_id, actor=operation.actor, reason=reason, before_commit=before_commit
-                )
-                return
-            except TramitaError as exc:
-                if exc.fields.get("code") == "operation_over":
-                    return
-                if exc.status >= 500:
-                    raise
-                item = self._refused(letter_id, position, exc)
-            async with self._uow() as uow:
-                await self._store(uow).record(operation.id, item, runner=None)
-                await uow.commit()
-
-        return one
-
-    def _bulk(self, operation: Operation) -> ItemRun:
-        params, actor = operation.params, operation.actor
-        to_queue = params.get("to_queue") or None
-        to_user = params.get("to_user") or None
-
-        async def act(task_id: str) -> None:
-            key = task_key(operation.id, task_id)
-            if operation.kind == "bulk_claim":
-                await self._tasks.claim(task_id, actor=actor, idempotency_key=key)
-            elif operation.kind == "bulk_abandon":
-                await self._tasks.abandon(task_id, actor=actor, idempotency_key=key)
-            else:
-                await self._tasks.forward(
-                    task_id,
-                    actor=actor,
-                    to_queue=to_queue if operation.kind == "bulk_forward" else None,
-                    to_user=to_user if operation.kind == "bulk_assign" else None,
-                    idempotency_key=key,
-                )
-
-        async def one(task_id: str, position: int) -> None:
-            try:
-                await act(task_id)
-                item = self._item(task_id, position, None, None)
-            except TramitaError as exc:
-                if exc.status >= 500:
-                    raise
-                item = self._refused(task_id, position, exc)
-            async with self._uow() as uow:
-                await self._store(uow).record(operation.id, item, runner=None)
-                await uow.commit()
-
-        return one
-
-    async def _migration(self, operation: Operation, runner: str) -> ItemRun:
-        params = operation.params
-        request = MigrationRequest(
-            definition_key=str(params["definition_key"]),
-            from_version=int(params["from_version"]),
-            to_version=int(params["to_version"]),
-            mapping={str(k): str(v) for k, v in dict(params.get("mapping") or {}).items()},
-            instance_ids=tuple(operation.items),
-        )
-        prepared: Prepared = await self._migrator.prepare(request)
-        expected = {str(k): int(v) for k, v in dict(params.get("expected") or {}).items()}
-
-        async def one(instance_id: str, position: int) -> None:
-            async def before_commit(uow: UnitOfWork, plan: InstancePlan) -> None:
-                item = self._item(instance_id, position, None, None)
-                if not await self._store(uow).record(operation.id, item, runner=runner):
-                    # Cancelled or taken over meanwhile: the instance stays where it was.
-                    raise InvalidTransition(
-                        "the operation is no longer held", code="operation_over"
-                    )
-
-            try:
-                plan = await self._migrator.migrate_item(
-                    prepared,
-                    request,
-                    instance_id,
-                    actor=operation.actor,
-                    reason=operation.reason,
-                    expected=expected.get(instance_id),
-                    before_commit=before_commit,
-                )
-            except InvalidTransition as exc:
-                if exc.fields.get("code") == "operation_over":
-                    return
-                plan = InstancePlan(
-                    instance_id=instance_id, result="failed", error=exc.problem_type
-                )
-            except TramitaError as exc:
-                if exc.status >= 500:
-                    raise
-                plan = InstancePlan(
-                    instance_id=instance_id, result="failed", error=exc.problem_type
-                )
-            if plan.result == "migrated":
-                return
-            codes = [b.code for b in plan.blockers] or [plan.error or "failed"]
-            item = self._item(instance_id, position, codes[0], {"codes": codes})
-            async with self._uow() as uow:
-                await self._store(uow).record(operation.id, item, runner=None)
-                await uow.commit()
-
-        return one
-
-    def _item(
-        self, item_id: str, position: int, code: str | None, detail: dict[str, Any] | None
-    ) -> OperationItem:
-        return OperationItem(
-            item_id=item_id,
-            position=position,
-            outcome="done" if code is None else "refused",
-            code=code,
-            detail=detail,
-            at=self._clock.now(),
-        )
-
-    def _refused(self, item_id: str, position: int, exc: TramitaError) -> OperationItem:
-        code, who = exc.fields.get("code"), exc.fields.get("who")
-        detail: dict[str, Any] = {"problem": exc.problem_type}
-        if isinstance(who, str):
-            detail["who"] = who
-        return self._item(
-            item_id, position, code if isinstance(code, str) else exc.problem_type, detail
-        )
