@@ -264,7 +264,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         lease_margin=settings.lease_margin,
         telemetry=telemetry,
     )
-    migrator = Migrator(engine, SqlMigrationQueries())
+    migrator = Migrator(engine, SqlMigrationQueries(), uow)
     operations = OperationService(
         uow_factory=uow,
         store=operation_store,

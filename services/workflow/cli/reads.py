@@ -56,7 +56,7 @@ async def resolve(uow: UnitOfWork, ref: str) -> InstanceRecord:
 
 async def instance_id(service: WorkflowService, ref: str) -> str:
     """The id of the instance ``ref`` names (id or protocol number), in its own transaction."""
-    async with service.engine._uow() as uow:
+    async with service.uow_factory() as uow:
         return (await resolve(uow, ref)).id
 
 

@@ -117,7 +117,7 @@ def list_cmd(as_json: bool) -> None:
     """List published versions."""
 
     async def _list(service: WorkflowService) -> list[dict[str, Any]]:
-        async with service.engine._uow() as uow:
+        async with service.uow_factory() as uow:
             return [
                 {"key": v.key, "version": v.version, "status": v.status, "checksum": v.checksum}
                 for v in await uow.versions.all()
@@ -151,7 +151,7 @@ def export_cmd(key: str, number: int | None, fmt: str) -> None:
     """Print a version as JSON or as BPMN 2.0 XML with diagram layout."""
 
     async def _get(service: WorkflowService) -> dict[str, Any]:
-        async with service.engine._uow() as uow:
+        async with service.uow_factory() as uow:
             found = (
                 await uow.versions.latest(key)
                 if number is None
@@ -280,7 +280,7 @@ def dlq_list(as_json: bool) -> None:
     """List open dead letters (identifiers and reasons, never payload values)."""
 
     async def _list(service: WorkflowService) -> list[dict[str, Any]]:
-        async with service.engine._uow() as uow:
+        async with service.uow_factory() as uow:
             return [
                 {
                     k: letter[k]

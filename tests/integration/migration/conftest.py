@@ -44,4 +44,4 @@ async def wf(
 
 @pytest.fixture
 def migrator(wf: WorkflowService) -> Migrator:
-    return Migrator(wf.engine, SqlMigrationQueries())
+    return Migrator(wf.engine, SqlMigrationQueries(), wf.uow_factory)

@@ -72,12 +72,14 @@ class MigrationQueries(Protocol):
 class Migrator:
     """Runs plans against the database: one unit of work per instance, never implicitly."""
 
-    def __init__(self, engine: Engine, queries: MigrationQueries) -> None:
+    def __init__(
+        self, engine: Engine, queries: MigrationQueries, uow_factory: Callable[[], UnitOfWork]
+    ) -> None:
         self._engine = engine
         self._queries = queries
-        # The engine's unit-of-work factory; a migration writes the same rows (state, history,
-        # tasks, timers, outbox) as any other event, through ``Engine.apply_in``.
-        self._uow: Callable[[], UnitOfWork] = engine._uow
+        # A migration writes the same rows (state, history, tasks, timers, outbox) as any other
+        # event, through ``Engine.apply_in``, in units of work of the engine's kind.
+        self._uow = uow_factory
 
     async def _versions(self, request: MigrationRequest) -> tuple[VersionRecord, VersionRecord]:
         if request.from_version == request.to_version:
