@@ -16,8 +16,9 @@ from contracts.workflow.case import (
     CaseQuery,
 )
 from modules.esic.domain import CaseStatus, ManifestationKind, RequestStatus
+from modules.esic.info_requests import Requests
 from modules.esic.notify import Runtime
-from modules.esic.records import CASE, REQUEST, Requests, Tracked
+from modules.esic.records import CASE, REQUEST, Tracked
 from modules.esic.workflows import SECTORS
 
 REQUESTER_PERMISSION = "esic.requester"

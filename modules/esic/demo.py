@@ -21,8 +21,9 @@ from core.identity import Directory
 from core.localtime import date_text, datetime_text
 from core.mail import SmtpMailer
 from modules.esic.domain import CaseStatus, ManifestationKind, RequestStatus
+from modules.esic.info_requests import Requests
 from modules.esic.notify import Runtime
-from modules.esic.records import Cases, Requests, Tracked
+from modules.esic.records import Cases, Tracked
 from modules.esic.workflows import ANALYST_ID, AUTHORITY_ID, MINISTER_ID, OMBUDSMAN_ID, PROFILES
 
 STAFF = (

@@ -10,7 +10,8 @@ from core.app import Platform
 from modules.diario.domain import ActStatus
 from modules.diario.records import ActStore
 from modules.esic.domain import CaseStatus, ManifestationKind, RequestStatus
-from modules.esic.records import Cases, Requests
+from modules.esic.info_requests import Requests
+from modules.esic.records import Cases
 from modules.noticias.domain import NewsStatus
 from modules.noticias.records import Newsroom
 

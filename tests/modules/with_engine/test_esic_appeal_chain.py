@@ -15,7 +15,7 @@ from core.settings import Settings
 from modules.esic.config import APPEAL_INSTANCES_ENV, appeal_instances
 from modules.esic.demo import ANALYST, AUTHORITY, MINISTER
 from modules.esic.domain import APPEALS, APPEALS_ANSWERED, RequestStatus
-from modules.esic.records import Requests
+from modules.esic.info_requests import Requests
 from modules.esic.workflows import pedido
 from services.workflow.bootstrap import WorkflowService
 from tests.modules.with_engine.conftest import Inbox

@@ -9,7 +9,8 @@ from contracts.workflow.types import SubjectRef
 from core.app import Platform
 from modules.esic.demo import ANALYST, ensure_staff
 from modules.esic.domain import ManifestationKind
-from modules.esic.records import Cases, Record, Requests
+from modules.esic.info_requests import Requests
+from modules.esic.records import Cases, Record
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.forms import decode_snapshot
 from services.workflow.handles import handles_of

@@ -8,7 +8,8 @@ from contracts.errors import ValidationFailed
 from core.app import Platform
 from modules.esic.demo import ANALYST, AUTHORITY, MINISTER, OMBUDSMAN, ensure_staff
 from modules.esic.domain import CaseStatus, ManifestationKind, RequestStatus
-from modules.esic.records import Cases, Record, Requests
+from modules.esic.info_requests import Requests
+from modules.esic.records import Cases, Record
 from services.workflow.bootstrap import WorkflowService
 from tests.modules.with_engine.conftest import Inbox
 

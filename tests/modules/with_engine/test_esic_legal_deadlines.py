@@ -16,7 +16,8 @@ from core.app import Platform
 from core.clock import FixedClock
 from modules.esic.demo import ANALYST, AUTHORITY, OMBUDSMAN, ensure_staff
 from modules.esic.domain import CaseStatus, ManifestationKind, RequestStatus
-from modules.esic.records import Cases, Requests
+from modules.esic.info_requests import Requests
+from modules.esic.records import Cases
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.calendar import DatedHoliday
 from tests.modules.with_engine.conftest import Inbox

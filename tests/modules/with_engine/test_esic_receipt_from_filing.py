@@ -13,7 +13,8 @@ from core.app import Platform
 from core.clock import FixedClock
 from modules.esic.demo import ensure_staff
 from modules.esic.domain import CaseStatus, ManifestationKind
-from modules.esic.records import Cases, Requests
+from modules.esic.info_requests import Requests
+from modules.esic.records import Cases
 from services.workflow.bootstrap import WorkflowService
 from tests.modules.with_engine.test_esic_legal_deadlines import BRT, fires_on, last_second
 

@@ -114,7 +114,7 @@ async def test_the_flows_extension_uses_up_the_esic_extension(
 async def test_an_appeal_decision_deadline_cannot_be_extended(
     booted: Platform, service: WorkflowService, clock: FixedClock
 ) -> None:
-    from modules.esic.records import Requests
+    from modules.esic.info_requests import Requests
 
     rec = await received(booted, service)
     assert rec.instance_id is not None

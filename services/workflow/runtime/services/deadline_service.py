@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 import msgspec
 import structlog
@@ -34,16 +33,14 @@ from services.workflow.calendar import (
     DeadlineStateInvalid,
     ExtensionRefused,
     extend,
-    is_overdue,
     recompute,
-    remaining,
     replay,
     resume,
     start_deadline,
     suspend,
 )
 from services.workflow.calendar.legal import count_extension
-from services.workflow.runtime.ports import InstanceRecord, TimerRecord, UnitOfWork
+from services.workflow.runtime.ports import InstanceRecord, UnitOfWork
 from services.workflow.runtime.ports.deadlines import (
     CalendarNotFound,
     CalendarVersionConflict,
@@ -53,8 +50,14 @@ from services.workflow.runtime.ports.deadlines import (
     DeadlineStore,
     DeadlineView,
 )
-from services.workflow.runtime.services.applier import state_from_json
 from services.workflow.runtime.services.calendar_book import CalendarBook, CalendarRevision
+from services.workflow.runtime.services.deadline_records import (
+    audit_entry,
+    bind_timer,
+    deadline_row,
+    deadline_view,
+    iso,
+)
 from services.workflow.runtime.services.legal_time import (
     CountedDeadline,
     DeadlinePreview,
@@ -79,10 +82,6 @@ __all__ = [
 ]
 
 Transition = Callable[[Deadline, Calendar, datetime], tuple[Deadline, DeadlineAudit]]
-
-
-def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
 
 
 class DeadlineService(CalendarBook):
@@ -114,7 +113,7 @@ class DeadlineService(CalendarBook):
                 raise DeadlineExists(instance_id=instance_id, deadline=name)
             calendar = await self._latest(store, calendar_key)
             deadline = start_deadline(rule, calendar, now)
-            row = self._row(instance_id, name, deadline, now)
+            row = deadline_row(instance_id, name, deadline, now)
             await store.add_deadline(row)
             await uow.audit.append(
                 AuditEntry(
@@ -125,15 +124,15 @@ class DeadlineService(CalendarBook):
                     after={
                         "deadline": name,
                         "rule": msgspec.to_builtins(rule),
-                        "due_at": _iso(deadline.due),
+                        "due_at": iso(deadline.due),
                         "calendar_key": calendar.key,
                         "calendar_version": calendar.version,
                     },
                 )
             )
-            await self._bind(uow, store, record, name, deadline, now)
+            await bind_timer(uow, store, record, name, deadline, now)
             await uow.commit()
-        return self._view(instance_id, name, deadline, calendar, now)
+        return deadline_view(instance_id, name, deadline, calendar, now)
 
     async def extend(
         self, instance_id: str, name: str, justification: str, actor: Actor
@@ -211,10 +210,10 @@ class DeadlineService(CalendarBook):
                     object_type="workflow_instance",
                     object_id=instance_id,
                     actor=actor,
-                    before={"deadline": name, "due_at": _iso(row.due_at)},
+                    before={"deadline": name, "due_at": iso(row.due_at)},
                     after={
                         "deadline": name,
-                        "due_at": _iso(due.due_at),
+                        "due_at": iso(due.due_at),
                         "rule": rule.key,
                         "extension_days": rule.extension_days,
                         "calendar_key": calendar.key,
@@ -225,9 +224,9 @@ class DeadlineService(CalendarBook):
             )
             deadline = await self.legal.track(uow, instance_id, name, due, now)
             assert deadline is not None  # a tracked row exists, so the rule is tracked
-            await self._bind(uow, store, record, name, deadline, now)
+            await bind_timer(uow, store, record, name, deadline, now)
             await uow.commit()
-        view = self._view(instance_id, name, deadline, calendar, now)
+        view = deadline_view(instance_id, name, deadline, calendar, now)
         return msgspec.structs.replace(view, extensions_used=used + 1)
 
     async def suspend(
@@ -280,7 +279,7 @@ class DeadlineService(CalendarBook):
             for row in rows:
                 if name is None or row.name == name:
                     deadline, calendar = await self._load(store, row)
-                    view = self._view(instance_id, row.name, deadline, calendar, now)
+                    view = deadline_view(instance_id, row.name, deadline, calendar, now)
                     last = next((c for c in reversed(counted) if c.timer == row.name), None)
                     if last is not None:
                         used = extensions_in_force(counted, row.name, last.rule)
@@ -340,11 +339,11 @@ class DeadlineService(CalendarBook):
             before, _ = await self._load(store, row)
             calendar = await self._latest(store, row.calendar_key)
             after, audit = step(before, calendar, now)
-            await store.update_deadline(self._row(instance_id, name, after, now))
-            await uow.audit.append(self._audit_entry(instance_id, name, actor, audit))
-            await self._bind(uow, store, record, name, after, now)
+            await store.update_deadline(deadline_row(instance_id, name, after, now))
+            await uow.audit.append(audit_entry(instance_id, name, actor, audit))
+            await bind_timer(uow, store, record, name, after, now)
             await uow.commit()
-        return self._view(instance_id, name, after, calendar, now)
+        return deadline_view(instance_id, name, after, calendar, now)
 
     async def _lock(
         self, uow: UnitOfWork, instance_id: str, *, allow_ended: bool
@@ -368,105 +367,3 @@ class DeadlineService(CalendarBook):
             # The stored log is the truth; a differing cache means the holiday data changed.
             log.warning("deadline_cache_differs", instance_id=row.instance_id, deadline=row.name)
         return deadline, calendar
-
-    async def _bind(
-        self,
-        uow: UnitOfWork,
-        store: DeadlineStore,
-        record: InstanceRecord,
-        name: str,
-        deadline: Deadline,
-        now: datetime,
-    ) -> None:
-        """Move the timer named like the deadline, and the instance's due date with it."""
-        timer = await store.bound_timer(record.id, name)
-        if timer is None:
-            return
-        if deadline.due is None:
-            await store.move_timer(timer, status="suspended", due_at=timer.due_at)
-        elif timer.status == "pending" or self._token_waits(record, timer):
-            await store.move_timer(timer, status="pending", due_at=deadline.due)
-        else:
-            await store.move_timer(timer, status="cancelled", due_at=timer.due_at)
-        due = await uow.timers.next_due(record.id)
-        if due != record.due_at:
-            updated = msgspec.structs.replace(record, due_at=due, updated_at=now)
-            await uow.instances.update(updated, expected_version=record.row_version)
-
-    @staticmethod
-    def _token_waits(record: InstanceRecord, timer: TimerRecord) -> bool:
-        if record.ended_at is not None:
-            return False
-        tokens = state_from_json(record.state).tokens
-        return any(
-            token.id == timer.token_id
-            and token.node_id == timer.node_id
-            and token.attempt_group == timer.attempt_group
-            for token in tokens
-        )
-
-    @staticmethod
-    def _row(instance_id: str, name: str, deadline: Deadline, now: datetime) -> DeadlineRow:
-        assert deadline.started_at is not None  # the service always starts from an instant
-        return DeadlineRow(
-            instance_id=instance_id,
-            name=name,
-            rule=deadline.rule,
-            calendar_key=deadline.calendar_key,
-            calendar_version=deadline.calendar_version,
-            calendar_checksum=deadline.calendar_checksum,
-            started_at=deadline.started_at,
-            due_at=deadline.due,
-            status=deadline.status,
-            events=deadline.events,
-            updated_at=now,
-        )
-
-    @staticmethod
-    def _audit_entry(instance_id: str, name: str, actor: Actor, audit: DeadlineAudit) -> AuditEntry:
-        """Identifiers, dates and counts in before/after; free text only in ``reason``."""
-        before: dict[str, Any] = {
-            "deadline": name,
-            "due_at": _iso(audit.due_before),
-            "calendar_version": audit.calendar_version_before,
-        }
-        after: dict[str, Any] = {
-            "deadline": name,
-            "due_at": _iso(audit.due_after),
-            "calendar_key": audit.calendar_key,
-            "calendar_version": audit.calendar_version_after,
-            "remaining_units": audit.remaining_units,
-        }
-        if audit.extension_days is not None:
-            after["extension_days"] = audit.extension_days
-        if audit.legal_basis is not None:
-            after["legal_basis"] = audit.legal_basis
-        return AuditEntry(
-            action=f"workflow.deadline.{audit.action}",
-            object_type="workflow_instance",
-            object_id=instance_id,
-            actor=actor,
-            before=before,
-            after=after,
-            reason=audit.reason,
-        )
-
-    @staticmethod
-    def _view(
-        instance_id: str, name: str, deadline: Deadline, calendar: Calendar, now: datetime
-    ) -> DeadlineView:
-        return DeadlineView(
-            instance_id=instance_id,
-            name=name,
-            rule=deadline.rule,
-            status=deadline.status,
-            started_at=deadline.started_at or calendar.end_of_day(deadline.started_on),
-            due_at=deadline.due,
-            calendar_key=deadline.calendar_key,
-            calendar_version=deadline.calendar_version,
-            calendar_checksum=deadline.calendar_checksum,
-            extensions_used=deadline.extensions_used,
-            remaining_units=remaining(deadline, calendar, now),
-            overdue=is_overdue(deadline, now),
-            events=deadline.events,
-        )
