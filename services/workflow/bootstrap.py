@@ -13,6 +13,7 @@ import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import msgspec
@@ -22,7 +23,7 @@ from contracts.errors import ConfigurationError
 from contracts.kernel import Actor
 from contracts.platform import PlatformContext
 from core.documents.storage import FilesystemBlobStore
-from core.i18n import N_
+from core.i18n import N_, add_catalog_directory
 from services.workflow.calendar import Calendar, CalendarSpec, seal_spec
 from services.workflow.definition import KnownNames
 from services.workflow.definition.ports import BUILTIN_QUEUES
@@ -60,6 +61,9 @@ from services.workflow.runtime.services.units import UnitService
 from services.workflow.settings import LegalSettings, WorkflowSettings, load_settings
 
 log = structlog.get_logger("tramita.workflow")
+LOCALES = Path(__file__).parent / "locale"
+"""The service's gettext catalogs (``locale/<lang>/LC_MESSAGES/messages.po``)."""
+
 NATIONAL_CALENDAR = CalendarSpec(key="br-national", version=1)
 
 
@@ -180,6 +184,9 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
     regs = platform.registrations
     settings = settings or load_settings(regs.deadline_rules)
     clock, ids = platform.clock, platform.ids
+    # The service's messages (refusals, labels, e-mails) read in the person's language wherever
+    # it runs: HTTP, CLI, workers.
+    add_catalog_directory(LOCALES)
 
     def uow() -> SqlUnitOfWork:
         return SqlUnitOfWork(platform.database, clock, ids, platform.audit)
