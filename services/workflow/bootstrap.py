@@ -45,11 +45,12 @@ from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 from services.workflow.persistence.units_repo import SqlUnitRepo
 from services.workflow.rules import RuleEngine
 from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.ports.telemetry import Telemetry
 from services.workflow.runtime.services.applier import Applier
 from services.workflow.runtime.services.deadline_notices import DeadlineNotices
 from services.workflow.runtime.services.deadline_service import DeadlineService
 from services.workflow.runtime.services.engine import Engine
-from services.workflow.runtime.services.executor import Executor
+from services.workflow.runtime.services.executor import MAX_CHAIN, Executor
 from services.workflow.runtime.services.human_policy import Catalog, TaskGuard
 from services.workflow.runtime.services.human_tasks import TaskService
 from services.workflow.runtime.services.inbox import Inbox
@@ -123,6 +124,20 @@ class WorkflowService(WorkflowHandles):
             lines.append(f"{version.key} v{version.version}{' (new)' if created else ''}")
         return lines
 
+    def handing_over(self, queues: frozenset[str], max_chain: int) -> Dispatcher:
+        """What a worker consuming ``queues`` dispatches through: an executor of its own that
+        runs the next step on one of those queues itself, up to ``max_chain`` in a row."""
+        executor = step_executor(
+            self.platform,
+            self.settings,
+            self.engine,
+            self.uow_factory,
+            self.telemetry,
+            eager_queues=queues,
+            max_chain=max_chain,
+        )
+        return self.dispatcher.with_executor(executor)
+
     async def settle(self) -> None:
         """On the embedded defaults a one-shot command delivers what it caused before it
         exits; with Redis configured the relay and the workers do that."""
@@ -176,6 +191,33 @@ def jurisdiction_zone(name: str) -> ZoneInfo:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise ConfigurationError(N_("TRAMITA_TIMEZONE is not a known time zone.")) from exc
+
+
+def step_executor(
+    platform: PlatformContext,
+    settings: WorkflowSettings,
+    engine: Engine,
+    uow: Callable[[], UnitOfWork],
+    telemetry: Telemetry,
+    *,
+    eager_queues: frozenset[str] = frozenset(),
+    max_chain: int = MAX_CHAIN,
+) -> Executor:
+    """The executor of this process's step runs; a worker passes the queues it consumes as
+    ``eager_queues`` (see ``WorkflowService.handing_over``)."""
+    return Executor(
+        engine=engine,
+        uow_factory=uow,
+        clock=platform.clock,
+        handlers=platform.registrations.handlers,
+        providers=platform.registrations.data_providers,
+        worker_id=worker_id(),
+        table_evaluator=lambda table, variables: dict(table(variables)),  # type: ignore[operator]
+        lease_margin=settings.lease_margin,
+        telemetry=telemetry,
+        eager_queues=eager_queues,
+        max_chain=max_chain,
+    )
 
 
 def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -> WorkflowService:
@@ -260,17 +302,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
     )
     tasks = engine.human
     assert tasks is not None
-    executor = Executor(
-        engine=engine,
-        uow_factory=uow,
-        clock=clock,
-        handlers=regs.handlers,
-        providers=regs.data_providers,
-        worker_id=worker_id(),
-        table_evaluator=lambda table, variables: dict(table(variables)),  # type: ignore[operator]
-        lease_margin=settings.lease_margin,
-        telemetry=telemetry,
-    )
+    executor = step_executor(platform, settings, engine, uow, telemetry)
     migrator = Migrator(engine, SqlMigrationQueries(), uow)
     operations = OperationService(
         uow_factory=uow,

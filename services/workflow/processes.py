@@ -141,10 +141,10 @@ async def run_workers(
     """Consume the given queues until stopped; reconnect when Redis goes away."""
     settings, config = service.platform.settings, service.settings
     assert settings.redis_url, "workers need TRAMITA_REDIS_URL"
+    dispatcher = service.dispatcher
     if config.eager_chain > 0:
         # A finished step hands the next one on these queues to this same worker directly.
-        service.executor.eager_queues = frozenset(queues)
-        service.executor.max_chain = config.eager_chain
+        dispatcher = service.handing_over(frozenset(queues), config.eager_chain)
     upkeep: list[asyncio.Task[None]] = []
     if maintenance:
         sweeper = Sweeper(
@@ -183,7 +183,7 @@ async def run_workers(
                         job_serializer=serialize,
                         job_deserializer=deserialize,
                         log_results=False,
-                        ctx={"dispatch": service.dispatcher, "clock": service.platform.clock},
+                        ctx={"dispatch": dispatcher, "clock": service.platform.clock},
                     )
                     for queue in queues
                 ]

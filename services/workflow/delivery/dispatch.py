@@ -41,6 +41,12 @@ class Dispatcher:
         self._uow = uow_factory
         self._clock = clock
 
+    def with_executor(self, executor: Executor) -> Dispatcher:
+        """The same dispatch, its step runs through ``executor`` (a worker's own)."""
+        return Dispatcher(
+            executor, self._subjects, self._uow, self._clock, operations=self._operations
+        )
+
     async def __call__(self, message: OutboxMessage) -> Any:
         if message.topic.startswith(STEP_TOPIC_PREFIX):
             return await self._executor.run_step(str(message.payload["step_run_id"]))

@@ -18,7 +18,9 @@ from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import StartRequest, StepInput, StepResult
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
+from services.workflow.delivery.inprocess import InProcessDelivery
 from services.workflow.persistence import tables as t
+from services.workflow.runtime.services.executor import MAX_CHAIN
 from tests.fakes.boot import booted
 
 CHAIN = {
@@ -108,6 +110,20 @@ async def service(
         yield service
 
 
+def _handing_over(
+    service: WorkflowService, queues: set[str], max_chain: int = MAX_CHAIN
+) -> InProcessDelivery:
+    """In-process delivery through the executor a worker consuming ``queues`` runs."""
+    return InProcessDelivery(
+        service.uow_factory,
+        service.platform.clock,
+        service.handing_over(frozenset(queues), max_chain),
+        wake=asyncio.Event(),
+        recover=service.executor.recover_expired,
+        stranded_after=service.settings.stranded_after,
+    )
+
+
 async def _start(service: WorkflowService) -> str:
     view = await service.engine.start(
         StartRequest(definition_key="eager.chain", context={"n": 1}, actor=Actor(id="u"))
@@ -126,9 +142,9 @@ async def _sent_steps(service: WorkflowService, instance_id: str) -> set[str]:
 async def test_the_next_step_on_a_served_queue_runs_without_the_broker(
     service: WorkflowService, chain: ChainPlugin
 ) -> None:
-    service.executor.eager_queues = frozenset({"integration"})
+    delivery = _handing_over(service, {"integration"})
     iid = await _start(service)
-    await service.delivery.drain()
+    await delivery.drain()
     done = await service.engine.status(iid)
     assert done.status == "completed"
     assert done.context == {"n": 1, "one": 2, "two": 2, "three": 2}
@@ -149,10 +165,9 @@ async def test_the_chain_is_bounded_and_off_by_default(
     iid = await _start(service)  # embedded default: no eager queues
     await service.delivery.drain()
     assert await _sent_steps(service, iid) == {"one", "two", "three"}
-    service.executor.eager_queues = frozenset({"integration", "approval"})
-    service.executor.max_chain = 1
+    delivery = _handing_over(service, {"integration", "approval"}, max_chain=1)
     other = await _start(service)
-    await service.delivery.drain()
+    await delivery.drain()
     assert (await service.engine.status(other)).status == "completed"
     assert await _sent_steps(service, other) == {"one", "two", "three"}
 
@@ -160,21 +175,21 @@ async def test_the_chain_is_bounded_and_off_by_default(
 async def test_a_dead_worker_holding_a_handed_over_step_is_recovered(
     service: WorkflowService, chain: ChainPlugin, clock: FixedClock
 ) -> None:
-    service.executor.eager_queues = frozenset({"integration"})
+    delivery = _handing_over(service, {"integration"})
     chain.adder.die_on = "two"
     iid = await _start(service)
     with pytest.raises(asyncio.CancelledError):
-        await service.delivery.drain()
+        await delivery.drain()
     async with service.engine._uow() as uow:
         two = next(r for r in await uow.steps.of(iid) if r.node_id == "two")
     assert two.status == "running" and two.lease_owner == service.executor.worker_id
-    await service.delivery.drain()  # nothing to deliver: the step is leased, not queued
+    await delivery.drain()  # nothing to deliver: the step is leased, not queued
     assert (await service.engine.status(iid)).status == "running"
     assert two.lease_expires_at is not None
     clock.advance(two.lease_expires_at - clock.now() + timedelta(seconds=1))
-    assert await service.delivery.sweeper.sweep() == 1
+    assert await delivery.sweeper.sweep() == 1
     clock.advance(timedelta(seconds=5))  # the next attempt waits its backoff
-    await service.delivery.drain()
+    await delivery.drain()
     assert (await service.engine.status(iid)).status == "completed"
     async with service.engine._uow() as uow:
         runs = [r for r in await uow.steps.of(iid) if r.node_id == "two"]

@@ -77,7 +77,13 @@ class Executor:
         table_evaluator: TableEvaluator | None = None,
         lease_margin: timedelta = LEASE_MARGIN,
         telemetry: Telemetry,
+        eager_queues: frozenset[str] = frozenset(),
+        max_chain: int = MAX_CHAIN,
     ) -> None:
+        """``eager_queues``: the queues whose next step this executor takes in the transaction
+        that finishes the current one and runs at once (no relay, no broker hop), up to
+        ``max_chain`` steps in a row. Empty — every step goes through the outbox — except in a
+        worker process, which passes the queues it consumes."""
         self._engine = engine
         self._telemetry = telemetry
         self._uow = uow_factory
@@ -85,11 +91,8 @@ class Executor:
         self.worker_id = worker_id
         self._work = StepWork(handlers, providers, table_evaluator, self.checkpoint)
         self._lease_margin = lease_margin
-        self.eager_queues: frozenset[str] = frozenset()
-        """Queues whose next step this worker takes in the transaction that finishes the
-        current one and runs at once (no relay, no broker hop). Empty — every step goes through
-        the outbox — unless the worker process sets it to the queues it consumes."""
-        self.max_chain = MAX_CHAIN
+        self._eager_queues = eager_queues
+        self._max_chain = max_chain
 
     async def run_step(self, step_run_id: str) -> str:
         """Run one delivered step, then the steps it hands over directly (``eager_queues``);
@@ -101,7 +104,7 @@ class Executor:
         current: Claimed | None = claimed
         while current is not None:
             chained += 1
-            outcome, current = await self._run(*current, chain=chained < self.max_chain)
+            outcome, current = await self._run(*current, chain=chained < self._max_chain)
         return outcome
 
     async def _claim(self, step_run_id: str) -> str | Claimed:
@@ -202,8 +205,8 @@ class Executor:
     ) -> tuple[str, Claimed | None]:
         now = self._clock.now()
         eager = (
-            EagerClaim(self.worker_id, self.eager_queues, self._lease_margin)
-            if chain and self.eager_queues
+            EagerClaim(self.worker_id, self._eager_queues, self._lease_margin)
+            if chain and self._eager_queues
             else None
         )
         try:
