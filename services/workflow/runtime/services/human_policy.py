@@ -171,6 +171,11 @@ class TaskGuard:
             found = await store.form(ref.key, ref.version)
         if found is None:
             raise ConfigurationError("the task's form version is not published", form=task.form)
+        return self.compiled(found)
+
+    def compiled(self, found: FormRecord) -> CompiledForm:
+        """A stored form version compiled (once per version), refused if its schema no longer
+        matches the checksum it was published with."""
         cached = self._forms.get((found.key, found.version))
         if cached is None:
             compiled = compile_form(

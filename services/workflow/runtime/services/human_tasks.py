@@ -28,13 +28,19 @@ from contracts.errors import (
 )
 from contracts.kernel import Actor
 from contracts.workflow.types import TaskView
-from services.workflow.forms import encode_snapshot, take_snapshot, validate_compiled
+from services.workflow.forms import (
+    CompiledForm,
+    encode_snapshot,
+    take_snapshot,
+    validate_compiled,
+)
 from services.workflow.runtime.kernel.events import TaskCompleted
 from services.workflow.runtime.ports import TaskRecord, UnitOfWork
 from services.workflow.runtime.ports.human import (
     OPEN,
     SUPERVISOR_PERMISSION,
     BulkItem,
+    FormRecord,
     Grants,
     HumanStore,
     ensure_open,
@@ -51,6 +57,15 @@ MAX_REASON = 500
 
 class TaskService(TaskActionRunner):
     """The task actions a person takes, each run by :class:`TaskActionRunner`."""
+
+    async def form_version(self, key: str, version: int) -> tuple[FormRecord, CompiledForm]:
+        """A stored form version and its compiled form — what completing a task pinned to
+        ``key@version`` validates against (checksum-checked, compiled once per version)."""
+        async with self._uow() as uow:
+            found = await self._store(uow).form(key, version)
+        if found is None:
+            raise NotFound("unknown form version", form_key=key, version=version)
+        return found, self._guard.compiled(found)
 
     # --- the public actions -------------------------------------------------------------------
 
