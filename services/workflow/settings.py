@@ -79,6 +79,13 @@ class WorkflowSettings(msgspec.Struct, frozen=True, kw_only=True):
     operation_lease_s: float = 60.0
     """A runner holds its operation this long past each item; past it (the runner died) the
     sweep sends the operation again and another runner continues it."""
+    protocol_format: str = "prefix"
+    """How protocol numbers look: ``prefix`` (``SIC-2026-000123``), ``nup`` (the federal
+    ``00001.000123/2026-XX``, with ``protocol_unit``) or a pattern such as
+    ``{prefix}/{seq:05d}/{year}`` (placeholders ``{prefix}``, ``{year}``, ``{seq}``,
+    ``{unit}``). See ``docs/protocol-numbers.md``."""
+    protocol_unit: str = ""
+    """The protocolling unit's code: five digits for ``nup``; what ``{unit}`` writes."""
     faults: str = ""
     """Fault injection for the crash tests only (e.g. ``relay_exit_after_publish:3``)."""
     legal: LegalSettings = msgspec.field(default_factory=LegalSettings)

@@ -109,9 +109,9 @@ class MemoryVersions(_Repo):
 
 
 class MemoryInstances(_Repo):
-    async def next_protocol_number(self, prefix: str, year: int) -> int:
-        number = self._db.counters.get((prefix, year), 0) + 1
-        self._db.counters[(prefix, year)] = number
+    async def next_protocol_number(self, series: str, year: int) -> int:
+        number = self._db.counters.get((series, year), 0) + 1
+        self._db.counters[(series, year)] = number
         return number
 
     async def add(self, record: InstanceRecord) -> None:

@@ -43,6 +43,7 @@ versions = sa.Table(
 protocol_counters = sa.Table(
     "workflow_protocol_counters",
     metadata,
+    # The series (``Numbering.series``): a definition's prefix, a NUP unit's code, or ``*``.
     sa.Column("prefix", sa.String(20), primary_key=True),
     sa.Column("year", sa.Integer, primary_key=True),
     sa.Column("last", sa.Integer, nullable=False),

@@ -25,15 +25,10 @@ def step_topic(queue: str) -> str:
     return STEP_TOPIC_PREFIX + queue
 
 
-def protocol_number(prefix: str, moment: datetime, number: int, zone: tzinfo) -> str:
-    """``ESIC-2026-000123``: the year is the jurisdiction's (``zone``, from
-    ``settings.timezone``), so a case filed at 23:30 on 31 December in Brasília belongs to
-    that year although it is already January in UTC."""
-    return f"{prefix}-{protocol_year(moment, zone)}-{number:06d}"
-
-
 def protocol_year(moment: datetime, zone: tzinfo) -> int:
-    """The local year of ``moment`` in the jurisdiction's zone (the numbering restarts there)."""
+    """The local year of ``moment`` in the jurisdiction's zone (the numbering restarts there):
+    a case filed at 23:30 on 31 December in Brasília belongs to that year although it is
+    already January in UTC. The number itself is made by ``services.workflow.numbering``."""
     return moment.astimezone(zone).year
 
 

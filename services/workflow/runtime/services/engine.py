@@ -15,9 +15,10 @@ from contracts.kernel import Actor, AuditEntry, Clock, IdGen
 from contracts.workflow.types import InstanceView, StartRequest, TaskView
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.messages import N_
+from services.workflow.numbering import DEFAULT_NUMBERING, Numbering
 from services.workflow.runtime.kernel.events import Cancelled, Event, Signalled, Started
 from services.workflow.runtime.kernel.limits import DEFAULT_MAX_CONTEXT_BYTES, check_context_size
-from services.workflow.runtime.kernel.naming import protocol_number, protocol_year
+from services.workflow.runtime.kernel.naming import protocol_year
 from services.workflow.runtime.kernel.state import InstanceState, initial_state
 from services.workflow.runtime.kernel.transitions import decide
 from services.workflow.runtime.ports import InstanceRecord, UnitOfWork
@@ -48,6 +49,7 @@ class Engine(EngineReads):
         human: Callable[[Engine], TaskService] | None = None,
         tenant: str = "default",
         zone: tzinfo,
+        numbering: Numbering = DEFAULT_NUMBERING,
         tick_concurrency: int,
         max_context_bytes: int = DEFAULT_MAX_CONTEXT_BYTES,
     ) -> None:
@@ -58,6 +60,8 @@ class Engine(EngineReads):
         self._tenant = tenant
         self._zone = zone
         """The jurisdiction's time zone (``settings.timezone``): the protocol number's year."""
+        self.numbering = numbering
+        """How protocol numbers are made (``TRAMITA_WF_PROTOCOL_FORMAT``) and typed ones read."""
         self.publisher = Publisher(uow_factory, compiler)
         self.human = None if human is None else human(self)
         """Task actions (claim, complete...), built by ``human`` on this engine's ``apply_in``
@@ -97,7 +101,9 @@ class Engine(EngineReads):
             model = self.compiler.for_version(version)
             defn = model.definition
             year = protocol_year(now, self._zone)
-            number = await uow.instances.next_protocol_number(defn.protocol_prefix, year)
+            # Drawn in this unit of work: a start that rolls back gives its number back.
+            series = self.numbering.series(defn.protocol_prefix)
+            number = await uow.instances.next_protocol_number(series, year)
             actor_id = request.actor.id if request.actor.kind == "user" else None
             record = InstanceRecord(
                 id=str(self._ids.new_id()),
@@ -105,7 +111,9 @@ class Engine(EngineReads):
                 version_id=version.id,
                 definition_key=defn.key,
                 definition_version=version.version,
-                protocol=protocol_number(defn.protocol_prefix, now, number, self._zone),
+                protocol=self.numbering.format(
+                    prefix=defn.protocol_prefix, year=year, sequence=number
+                ),
                 status="created",
                 current_nodes=[],
                 state={},
