@@ -121,8 +121,13 @@ def _truncate_all(url: str) -> None:
 
 
 @pytest.fixture
-def database_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A migrated, empty database of the parametrised backend."""
+def database_url(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """A migrated, empty database of the parametrised backend (and a documents directory of
+    the test's own, so generated documents never land in the checkout)."""
+    if "TRAMITA_WF_DOCUMENTS_DIR" not in os.environ:
+        monkeypatch.setenv("TRAMITA_WF_DOCUMENTS_DIR", str(tmp_path / "documents"))
     if backend == "sqlite":
         template: Path = request.getfixturevalue("sqlite_template")
         path = tmp_path / "tramita.db"

@@ -19,6 +19,7 @@ from contracts.platform import PlatformContext
 from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import StepInput, StepResult, TransitionEvent
 from core.mail import Mailer, MailMessage, mailer_from_settings, message_id
+from modules.esic.documents import HANDLER, AnswerDocument
 from modules.esic.letters import Letters
 from modules.esic.records import CASE, REQUEST, Kind, Tracked
 from modules.esic.tables import notifications
@@ -123,10 +124,11 @@ class Subject:
         await Tracked(self._rt.platform, self._kind).follow(event)
 
 
-def handlers(runtime: Runtime) -> dict[str, Notifier]:
+def handlers(runtime: Runtime) -> dict[str, Notifier | AnswerDocument]:
     return {
         "esic.notify": Notifier(runtime, REQUEST, "request_id"),
         "ouvidoria.notify": Notifier(runtime, CASE, "case_id"),
+        HANDLER: AnswerDocument(runtime),
     }
 
 

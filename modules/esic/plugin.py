@@ -11,6 +11,7 @@ from contracts.platform import PlatformContext
 from contracts.registries import (
     CaseViewRegistrar,
     DeadlineRuleRegistrar,
+    DocumentTypeRegistrar,
     FormRegistrar,
     HandlerRegistrar,
     MigrationRegistrar,
@@ -71,6 +72,14 @@ def tramita_register_queues(registry: QueueRegistrar) -> None:
 def tramita_register_forms(registry: FormRegistrar) -> None:
     for form in FORMS:
         registry.add(form)
+
+
+@hookimpl
+def tramita_register_document_types(registry: DocumentTypeRegistrar) -> None:
+    from modules.esic.documents import document_types
+
+    for doc_type in document_types():
+        registry.add(doc_type)
 
 
 @hookimpl

@@ -101,6 +101,18 @@ def _notify(
     }
 
 
+def _document(node_id: str, produced: str, nxt: str) -> dict[str, Any]:
+    """The answer or an appeal decision as a PDF of the process (``modules/esic/documents``)."""
+    return {
+        "id": node_id,
+        "type": "service_task",
+        "handler": "esic.document",
+        "consumes": ["request_id", produced],
+        "failure": FAILURE,
+        "next": nxt,
+    }
+
+
 def _task(
     node_id: str, name: str, queue: str, form: str, produces: list[str], **rest: Any
 ) -> dict[str, Any]:
@@ -136,7 +148,7 @@ def _sector_nodes(sector: str) -> list[dict[str, Any]]:
             ["answer", "extension_reason"],
             timers=_expiry("lai.request", nxt="notify_late"),
             public={"label": "Em análise"},
-            outcomes={"answer": "notify_answered", "extend": f"notify_extended_{sector}"},
+            outcomes={"answer": "document_answer", "extend": f"notify_extended_{sector}"},
             outcome_requires={"answer": ["answer"], "extend": ["extension_reason"]},
         ),
         _notify(
@@ -155,7 +167,7 @@ def _sector_nodes(sector: str) -> list[dict[str, Any]]:
             ["answer"],
             timers=_expiry("lai.request", extension=True, nxt="notify_late"),
             public={"label": "Prazo prorrogado"},
-            next="notify_answered",
+            next="document_answer",
         ),
     ]
 
@@ -192,9 +204,10 @@ def _appeal_chain(instances: int) -> list[dict[str, Any]]:
                 ["appeal_answer"],
                 timers=_expiry("lai.appeal_decision"),
                 public={"label": f"Recurso em {k}ª instância"},
-                next=f"notify_appeal_{k}",
+                next=f"document_appeal_{k}",
             )
         )
+        nodes.append(_document(f"document_appeal_{k}", "appeal_answer", f"notify_appeal_{k}"))
         notify = _notify(
             f"notify_appeal_{k}",
             "esic.notify",
@@ -240,6 +253,7 @@ def pedido(instances: int = DEFAULT_APPEAL_INSTANCES) -> dict[str, Any]:
                 "default": "analysis_geral",
             },
             *[n for s in SECTORS for n in _sector_nodes(s)],
+            _document("document_answer", "answer", "notify_answered"),
             _notify(
                 "notify_answered", "esic.notify", "esic.answered", "request_id", "await_appeal_1"
             ),
@@ -272,7 +286,7 @@ def pedido(instances: int = DEFAULT_APPEAL_INSTANCES) -> dict[str, Any]:
                 ["answer"],
                 timers=_expiry("lai.complaint_decision"),
                 public={"label": "Reclamação"},
-                next="notify_answered",
+                next="document_answer",
             ),
             _notify("notify_expired", "esic.notify", "esic.expired", "request_id", "expired"),
             {

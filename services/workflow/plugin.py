@@ -17,6 +17,7 @@ from contracts.registries import (
     PermissionRegistrar,
     RouteRegistrar,
 )
+from contracts.workflow.documents import PROCESS_DOCUMENTS_KEY
 from contracts.workflow.legal import LEGAL_DEADLINES_KEY
 from services.workflow.handles import WORKFLOW_KEY
 
@@ -58,6 +59,7 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     platform.extras[WORKFLOW_KEY] = service
     platform.extras[BUSINESS_DAYS_KEY] = service.business_days
     platform.extras[LEGAL_DEADLINES_KEY] = service.legal_deadlines
+    platform.extras[PROCESS_DOCUMENTS_KEY] = service.documents
     redis_url = platform.settings.redis_url
     if redis_url:
         platform.extras.setdefault("health_checks", {})["broker"] = broker_probe(redis_url)

@@ -25,6 +25,9 @@ class DocumentPermissions(msgspec.Struct, frozen=True, kw_only=True):
     read: str = "workflow.read"
     write: str = "workflow.tasks"
     delete: str = "workflow.admin"
+    citizen: bool = False
+    """The requester may download it from the process's public page, through the signed
+    link (e.g. the e-SIC answer); staff permissions above still apply to staff."""
 
 
 class DocumentType(msgspec.Struct, frozen=True, kw_only=True):

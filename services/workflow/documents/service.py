@@ -20,6 +20,9 @@ from core.documents.upload import PDF, check_upload, safe_filename
 
 from .model import Document, DocumentRepo, DocumentType, NewDocument
 
+_STEP = Actor.system("workflow.documents")
+"""Who a step's generated document is recorded as made by."""
+
 _KEY = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*")
 
 
@@ -70,6 +73,36 @@ class DocumentService:
             origin="generated",
             actor=actor,
         )
+
+    async def generate_once(self, instance_id: str, type_key: str, data: Mapping[str, Any]) -> str:
+        """``contracts.workflow.documents.ProcessDocuments``: a step's generated document,
+        made once per process (the type must be unique per instance): a retried step finds
+        the current one and returns its id; a concurrent twin loses on the unique slot and
+        returns the winner's."""
+        doc_type = await self.doc_type(type_key)
+        if not doc_type.unique_per_instance:
+            raise Conflict(
+                "a step can only generate a document of a type unique per process",
+                code="document_not_unique",
+                type_key=type_key,
+            )
+        held = await self._held(instance_id, type_key)
+        if held is not None:
+            return held
+        try:
+            made = await self.generate(instance_id, type_key, data, actor=_STEP)
+        except Conflict as exc:
+            held = await self._held(instance_id, type_key)
+            if exc.fields.get("code") != "document_unique" or held is None:
+                raise
+            return held
+        return made.id
+
+    async def _held(self, instance_id: str, type_key: str) -> str | None:
+        for document in await self._repo.list_for(instance_id):
+            if document.type_key == type_key:
+                return document.id
+        return None
 
     async def upload(
         self, instance_id: str, type_key: str, data: bytes, filename: str, *, actor: Actor

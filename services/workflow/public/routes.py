@@ -8,6 +8,7 @@ same security headers as the portal's pages.
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 import msgspec
 from litestar import Request, Response, Router, get
@@ -16,7 +17,9 @@ from litestar.params import FromPath
 
 from contracts.errors import NotFound
 from services.workflow.api.deps import platform_of, reads_of
+from services.workflow.api.documents import documents_of, serve
 from services.workflow.page_headers import SECURITY_HEADERS
+from services.workflow.public.documents import citizen_document, citizen_documents
 from services.workflow.public.explain import render_deadlines
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
 from services.workflow.public.timeline import (
@@ -45,6 +48,21 @@ async def _timeline(request: Request[Any, Any, Any], token: str) -> PublicTimeli
     return build_timeline(source)
 
 
+async def _instance_id(request: Request[Any, Any, Any], protocol: str) -> str | None:
+    found = await reads_of(request).search(InstanceQuery(protocol=protocol, limit=1))
+    return found[0].id if found else None
+
+
+async def with_documents(
+    request: Request[Any, Any, Any], timeline: PublicTimeline, instance_id: str | None, token: str
+) -> PublicTimeline:
+    """The timeline with the documents the requester may download."""
+    if instance_id is None:
+        return timeline
+    files = await citizen_documents(documents_of(request), instance_id, token)
+    return msgspec.structs.replace(timeline, documents=files)
+
+
 @get("/timeline/{token:str}/json")
 async def timeline_json(request: Request[Any, Any, Any], token: FromPath[str]) -> PublicTimeline:
     """The timeline as JSON, for portals, with each legal deadline explained (the citizen's
@@ -52,9 +70,10 @@ async def timeline_json(request: Request[Any, Any, Any], token: FromPath[str]) -
     from services.workflow.ui.deadline_view import deadline_stories  # ui imports this module
 
     timeline = await _timeline(request, token)
-    found = await reads_of(request).search(InstanceQuery(protocol=timeline.protocol, limit=1))
-    told = await deadline_stories(request, found[0].id, public=True) if found else []
+    instance_id = await _instance_id(request, timeline.protocol)
+    told = await deadline_stories(request, instance_id, public=True) if instance_id else []
     deadlines = msgspec.convert(msgspec.to_builtins(told), list[PublicDeadline])
+    timeline = await with_documents(request, timeline, instance_id, token)
     return msgspec.structs.replace(timeline, deadlines=deadlines)
 
 
@@ -65,8 +84,9 @@ async def timeline_page(request: Request[Any, Any, Any], token: FromPath[str]) -
 
     timeline = await _timeline(request, token)
     zone_name = platform_of(request).settings.timezone
-    found = await reads_of(request).search(InstanceQuery(protocol=timeline.protocol, limit=1))
-    told = await deadline_stories(request, found[0].id, public=True) if found else []
+    instance_id = await _instance_id(request, timeline.protocol)
+    told = await deadline_stories(request, instance_id, public=True) if instance_id else []
+    timeline = await with_documents(request, timeline, instance_id, token)
     return Response(
         render_html(timeline, zone_name, render_deadlines(told, timeline, zone_name)),
         media_type="text/html",
@@ -74,11 +94,24 @@ async def timeline_page(request: Request[Any, Any, Any], token: FromPath[str]) -
     )
 
 
+@get("/timeline/{token:str}/documents/{document_id:uuid}")
+async def timeline_document(
+    request: Request[Any, Any, Any], token: FromPath[str], document_id: FromPath[UUID]
+) -> Response[bytes]:
+    """A document the requester may download (the e-SIC answer, an appeal decision), as an
+    attachment; a document that is not theirs or not a citizen one is a plain 404."""
+    instance_id = await _instance_id(request, _protocol(request, token))
+    if instance_id is None:
+        raise NotFound("unknown or expired link")
+    service = documents_of(request)
+    return await serve(service, await citizen_document(service, instance_id, str(document_id)))
+
+
 def public_router(per_minute: int = DEFAULT_RATE) -> Router:
     limit = RateLimitConfig(rate_limit=("minute", per_minute), store="tramita_public_rate")
     return Router(
         path="/public",
-        route_handlers=[timeline_json, timeline_page],
+        route_handlers=[timeline_json, timeline_page, timeline_document],
         middleware=[limit.middleware],
         tags=["public"],
     )

@@ -84,6 +84,18 @@ class PublicDeadline(msgspec.Struct, frozen=True, kw_only=True):
     pauses: list[PublicPause]
 
 
+class PublicDocument(msgspec.Struct, frozen=True, kw_only=True):
+    """A document the requester may download (the answer, an appeal decision): its type's
+    name, size in bytes, when it was made, and the download path under the signed link."""
+
+    id: str
+    name: str
+    media_type: str
+    size: int
+    generated_at: datetime
+    href: str
+
+
 class PublicTimeline(msgspec.Struct, frozen=True, kw_only=True):
     protocol: str
     status: str | None
@@ -96,6 +108,8 @@ class PublicTimeline(msgspec.Struct, frozen=True, kw_only=True):
     """Set while a deadline of the open case is suspended: the citizen sees it as a status."""
     deadlines: list[PublicDeadline] = []
     """Each legal deadline explained (the JSON's counterpart of the page's deadline section)."""
+    documents: list[PublicDocument] = []
+    """What the requester may download (``public.documents``)."""
 
 
 def public_labels(definition: dict[str, object]) -> dict[str, str]:
@@ -168,6 +182,13 @@ def render_html(
         f"<li><time>{_date(s.at)}</time> — {html.escape(_step_text(s))}</li>"
         for s in timeline.steps
     )
+    files = "\n".join(
+        f'<li><a href="{html.escape(f.href)}">{html.escape(f.name)}</a> '
+        f"({f.size // 1024 + 1} KB, {_date(f.generated_at)})</li>"
+        for f in timeline.documents
+    )
+    if files:
+        explanation += f"<h2>Documentos</h2>\n<ul>\n{files}\n</ul>"
     state = "Encerrado" if timeline.closed else "Em andamento"
     if timeline.suspended is not None:
         state += f" — {_suspended_text(timeline.suspended, zone_name)}"

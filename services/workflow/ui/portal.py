@@ -18,11 +18,12 @@ from contracts.errors import NotFound, TramitaError
 from core.i18n import N_, gettext
 from core.problem_headers import limit_headers
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
-from services.workflow.public.routes import DEFAULT_RATE
+from services.workflow.public.routes import DEFAULT_RATE, with_documents
 from services.workflow.public.timeline import build_timeline
 from services.workflow.reads.search import InstanceQuery
 from services.workflow.ui.deadline_view import deadline_stories
 from services.workflow.ui.deps import reads_of
+from services.workflow.ui.documents import size_text
 from services.workflow.ui.web import page, platform_of
 
 
@@ -36,9 +37,15 @@ async def portal_timeline(request: Request[Any, Any, Any], token: FromPath[str])
     if source is None:
         raise NotFound("unknown or expired link")
     found = await reads_of(request).search(InstanceQuery(protocol=protocol, limit=1))
-    told = await deadline_stories(request, found[0].id, public=True) if found else []
+    instance_id = found[0].id if found else None
+    told = await deadline_stories(request, instance_id, public=True) if instance_id else []
+    timeline = await with_documents(request, build_timeline(source), instance_id, token)
     return page(
-        request, "portal_timeline.html", timeline=build_timeline(source), deadline_stories=told
+        request,
+        "portal_timeline.html",
+        timeline=timeline,
+        deadline_stories=told,
+        doc_size=size_text,
     )
 
 
