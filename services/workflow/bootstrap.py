@@ -34,19 +34,19 @@ from services.workflow.handles import WorkflowHandles, handles_of
 from services.workflow.metrics import PrometheusTelemetry
 from services.workflow.numbering import numbering
 from services.workflow.persistence.dashboard_reads import SqlDashboardReads
-from services.workflow.persistence.deadlines_repo import SqlDeadlineRepo
 from services.workflow.persistence.documents_repo import SqlDocumentRepo
 from services.workflow.persistence.drafts_repo import SqlDraftStore
-from services.workflow.persistence.human_repo import SqlHumanRepo
 from services.workflow.persistence.inbox_repo import SqlInboxQuery
 from services.workflow.persistence.migration_repo import SqlMigrationQueries
-from services.workflow.persistence.operations_repo import SqlOperationStore
 from services.workflow.persistence.search_repo import SqlApiReads
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
-from services.workflow.persistence.units_repo import SqlUnitRepo
 from services.workflow.rules import RuleEngine
 from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.ports.deadlines import DeadlineStore
+from services.workflow.runtime.ports.human import HumanStore
+from services.workflow.runtime.ports.operations import OperationStore
 from services.workflow.runtime.ports.telemetry import Telemetry
+from services.workflow.runtime.ports.units import UnitStore
 from services.workflow.runtime.services.applier import Applier
 from services.workflow.runtime.services.deadline_notices import DeadlineNotices
 from services.workflow.runtime.services.deadline_service import DeadlineService
@@ -234,21 +234,17 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
     def uow() -> SqlUnitOfWork:
         return SqlUnitOfWork(platform.database, clock, ids, platform.audit)
 
-    def deadline_store(unit: UnitOfWork) -> SqlDeadlineRepo:
-        assert isinstance(unit, SqlUnitOfWork)
-        return SqlDeadlineRepo(unit.conn)
+    def deadline_store(unit: UnitOfWork) -> DeadlineStore:
+        return unit.deadlines
 
-    def operation_store(unit: UnitOfWork) -> SqlOperationStore:
-        assert isinstance(unit, SqlUnitOfWork)
-        return SqlOperationStore(unit.conn)
+    def operation_store(unit: UnitOfWork) -> OperationStore:
+        return unit.operations
 
-    def human_store(unit: UnitOfWork) -> SqlHumanRepo:
-        assert isinstance(unit, SqlUnitOfWork)
-        return SqlHumanRepo(unit.conn)
+    def human_store(unit: UnitOfWork) -> HumanStore:
+        return unit.human
 
-    def unit_store(unit: UnitOfWork) -> SqlUnitRepo:
-        assert isinstance(unit, SqlUnitOfWork)
-        return SqlUnitRepo(unit.conn)
+    def unit_store(unit: UnitOfWork) -> UnitStore:
+        return unit.units
 
     rules = RuleEngine()
     compiler = ModelCompiler(known_names(platform, settings.legal), rules, rules)
@@ -356,7 +352,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         migrator=migrator,
         reads=SqlApiReads(platform.database),
         dashboard=SqlDashboardReads(platform.database),
-        drafts=SqlDraftStore(platform.database, clock, ids),
+        drafts=SqlDraftStore(uow, clock, ids),
         telemetry=telemetry,
         uow_factory=uow,
         dispatcher=dispatcher,

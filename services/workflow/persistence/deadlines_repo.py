@@ -1,4 +1,4 @@
-"""SQL for legal deadlines, on the caller's unit of work connection (one transaction).
+"""SQL for calendars and legal deadlines: ``uow.deadlines``, on the unit of work's connection.
 
 Calendar versions are inserted with ``ON CONFLICT DO NOTHING`` so two processes publishing the
 same version at boot cannot fail each other; the caller compares checksums to tell "already
@@ -21,6 +21,7 @@ from services.workflow.calendar import CalendarSpec
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_deadlines as d
+from services.workflow.persistence.write_buffer import WriteBuffer
 from services.workflow.runtime.ports import TimerRecord
 from services.workflow.runtime.ports.deadlines import CalendarVersionRow
 from services.workflow.runtime.services.deadline_service import DeadlineRow
@@ -45,8 +46,13 @@ def _values(row: DeadlineRow) -> dict[str, Any]:
 class SqlDeadlineRepo:
     """Reads and writes ``workflow_calendars`` and ``workflow_deadlines`` on one connection."""
 
-    def __init__(self, conn: AsyncConnection) -> None:
-        self.conn = conn
+    def __init__(self, db: WriteBuffer) -> None:
+        self._db = db
+
+    @property
+    def conn(self) -> AsyncConnection:
+        """The unit of work's connection (it sends held-back writes first)."""
+        return self._db.conn
 
     # --- calendars ----------------------------------------------------------------------------
 

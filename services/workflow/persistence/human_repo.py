@@ -1,8 +1,8 @@
 """SQL for human work: queues and members, form versions, snapshots, action idempotency.
 
-It runs on the caller's unit-of-work connection (``SqlHumanRepo(uow.conn)``), so what it
-writes commits or rolls back with the task change it belongs to. It implements
-``runtime.human.HumanStore`` and returns that module's Structs, never rows.
+It is the unit of work's ``uow.human``, on that transaction's connection, so what it writes
+commits or rolls back with the task change it belongs to. It implements
+``runtime.ports.human.HumanStore`` and returns that module's Structs, never rows.
 """
 
 from __future__ import annotations
@@ -17,12 +17,18 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_human as h
 from services.workflow.persistence.tables_documents import documents
+from services.workflow.persistence.write_buffer import WriteBuffer
 from services.workflow.runtime.ports.human import ActionRecord, FormRecord, QueueRecord
 
 
 class SqlHumanRepo:
-    def __init__(self, conn: AsyncConnection) -> None:
-        self._conn = conn
+    def __init__(self, db: WriteBuffer) -> None:
+        self._db = db
+
+    @property
+    def _conn(self) -> AsyncConnection:
+        """The unit of work's connection (it sends held-back writes first)."""
+        return self._db.conn
 
     # --- queues -------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
-"""SQL of long operations (``runtime.operation_ports.OperationStore``) on one connection.
+"""SQL of long operations (``runtime.ports.operations.OperationStore``): ``uow.operations``.
 
-Bound to a unit of work's connection, so the row of an item can commit in the same
+On the unit of work's connection, so the row of an item can commit in the same
 transaction as the item's effect (a migrated instance and its item row, or neither). Every
 change of the operation row is one conditional ``UPDATE`` (on its status and its runner):
 a cancelled operation or a lease taken over matches nothing, and the caller hears ``False``.
@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.workflow.persistence.tables_operations import operation_items, operations
+from services.workflow.persistence.write_buffer import WriteBuffer
 from services.workflow.runtime.ports.operations import ACTIVE, Operation, OperationItem
 
 _O = operations.c
@@ -28,8 +29,13 @@ def _row(cls: type[Any], row: Any) -> Any:
 
 
 class SqlOperationStore:
-    def __init__(self, conn: AsyncConnection) -> None:
-        self._conn = conn
+    def __init__(self, db: WriteBuffer) -> None:
+        self._db = db
+
+    @property
+    def _conn(self) -> AsyncConnection:
+        """The unit of work's connection (it sends held-back writes first)."""
+        return self._db.conn
 
     async def add(self, operation: Operation) -> Operation | None:
         if operation.dedup_key is not None:

@@ -16,6 +16,10 @@ from contracts.kernel import AuditWriter, Clock, IdGen
 from core.db import end_uncommitted
 from core.idempotency_store import RELEASE, STORE_ANSWER, answer_parameters
 from services.workflow.persistence import statements as q
+from services.workflow.persistence.deadlines_repo import SqlDeadlineRepo
+from services.workflow.persistence.drafts_repo import SqlDrafts
+from services.workflow.persistence.human_repo import SqlHumanRepo
+from services.workflow.persistence.operations_repo import SqlOperationStore
 from services.workflow.persistence.repositories.audit import SqlAuditLog
 from services.workflow.persistence.repositories.dead_letters import SqlDeadLetters
 from services.workflow.persistence.repositories.history import SqlHistory
@@ -26,6 +30,7 @@ from services.workflow.persistence.repositories.step_runs import SqlStepRuns
 from services.workflow.persistence.repositories.tasks import SqlTasks
 from services.workflow.persistence.repositories.timers import SqlTimers
 from services.workflow.persistence.repositories.versions import SqlVersions
+from services.workflow.persistence.units_repo import SqlUnitRepo
 from services.workflow.persistence.write_buffer import Held, WriteBuffer, taken_over
 
 
@@ -61,8 +66,14 @@ class SqlUnitOfWork:
         self.dead_letters = SqlDeadLetters(self._db, ids)
         self.outbox = SqlOutbox(self._db, clock)
         self.audit = SqlAuditLog(self._db, audit)
+        self.human = SqlHumanRepo(self._db)
+        self.deadlines = SqlDeadlineRepo(self._db)
+        self.operations = SqlOperationStore(self._db)
+        self.units = SqlUnitRepo(self._db)
         self.privacy = SqlPrivacyRows(self._db)
         """The LGPD purge's and export's rows (``privacy.Privacy``; not a runtime port)."""
+        self.drafts = SqlDrafts(self._db)
+        """Definition drafts (``drafts_repo.SqlDraftStore``; not a runtime port)."""
 
     @property
     def conn(self) -> AsyncConnection:

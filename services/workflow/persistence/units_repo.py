@@ -1,5 +1,5 @@
-"""SQL for organisational units (``runtime.units.UnitStore``) on the caller's unit-of-work
-connection, so a change commits or rolls back with its audit entry."""
+"""SQL for organisational units (``runtime.ports.units.UnitStore``): ``uow.units``, on the unit
+of work's connection, so a change commits or rolls back with its audit entry."""
 
 from __future__ import annotations
 
@@ -12,12 +12,18 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.workflow.persistence import tables_human as h
 from services.workflow.persistence import tables_units as u
-from services.workflow.runtime.services.units import UnitRecord
+from services.workflow.persistence.write_buffer import WriteBuffer
+from services.workflow.runtime.ports.units import UnitRecord
 
 
 class SqlUnitRepo:
-    def __init__(self, conn: AsyncConnection) -> None:
-        self._conn = conn
+    def __init__(self, db: WriteBuffer) -> None:
+        self._db = db
+
+    @property
+    def _conn(self) -> AsyncConnection:
+        """The unit of work's connection (it sends held-back writes first)."""
+        return self._db.conn
 
     async def _records(self, where: Any = None) -> list[UnitRecord]:
         query = sa.select(u.units.c.key, u.units.c.name).order_by(u.units.c.key)

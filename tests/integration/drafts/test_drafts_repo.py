@@ -12,6 +12,7 @@ from contracts.kernel import Actor
 from core.app import Platform
 from core.clock import FixedClock
 from services.workflow.persistence.drafts_repo import SqlDraftStore
+from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 
 ANA = Actor(kind="user", id="ana")
 BIA = Actor(kind="user", id="bia")
@@ -33,7 +34,10 @@ DOCUMENT = {
 
 
 def _store(platform: Platform) -> SqlDraftStore:
-    return SqlDraftStore(platform.database, platform.clock, platform.ids)
+    def uow() -> SqlUnitOfWork:
+        return SqlUnitOfWork(platform.database, platform.clock, platform.ids, platform.audit)
+
+    return SqlDraftStore(uow, platform.clock, platform.ids)
 
 
 async def test_a_created_draft_reads_back_verbatim_with_the_platform_clock(

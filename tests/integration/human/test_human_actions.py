@@ -164,7 +164,6 @@ async def test_completing_stores_the_snapshot_and_advances_the_instance(
     wf: WorkflowService, task_id: str
 ) -> None:
     from services.workflow.forms import decode_snapshot
-    from services.workflow.persistence.human_repo import SqlHumanRepo
 
     await wf.tasks.claim(task_id, actor=ANA)
     view = await wf.tasks.complete(task_id, actor=ANA, outcome="approve", data=NOTE)
@@ -172,8 +171,8 @@ async def test_completing_stores_the_snapshot_and_advances_the_instance(
     instance = await wf.engine.status(view.instance_id)
     assert instance.current_nodes == ("publish",)
     assert instance.context["decision_note"] == "looks right"
-    async with wf.engine._uow() as uow:
-        (stored,) = await SqlHumanRepo(uow.conn).submissions(task_id)
+    async with wf.uow_factory() as uow:
+        (stored,) = await uow.human.submissions(task_id)
     snapshot = decode_snapshot(stored)
     assert (snapshot.form_ref, snapshot.actor_id) == ("casework.decision@1", ANA.id)
     assert snapshot.as_dict() == {"decision_note": "looks right", "amount": 10}

@@ -8,7 +8,6 @@ from contracts.errors import Conflict
 from contracts.kernel import Actor
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.forms import decode_snapshot
-from services.workflow.persistence.human_repo import SqlHumanRepo
 from tests.integration.human.casework import DECISION_FORM
 from tests.integration.human.kit import ANA, NOTE, open_case, staff
 
@@ -16,8 +15,8 @@ BOOT = Actor.system("boot")
 
 
 async def test_registered_forms_are_published_at_boot(wf: WorkflowService) -> None:
-    async with wf.engine._uow() as uow:
-        stored = await SqlHumanRepo(uow.conn).form("casework.decision", 1)
+    async with wf.uow_factory() as uow:
+        stored = await uow.human.form("casework.decision", 1)
     assert stored is not None and stored.status == "published"
 
 
@@ -42,6 +41,6 @@ async def test_a_new_form_version_leaves_open_tasks_on_the_version_they_opened_w
     )
     assert lines == ["form casework.decision@2 (new)"]
     await wf.tasks.complete(task.id, actor=ANA, outcome="reject", data=NOTE)
-    async with wf.engine._uow() as uow:
-        (stored,) = await SqlHumanRepo(uow.conn).submissions(task.id)
+    async with wf.uow_factory() as uow:
+        (stored,) = await uow.human.submissions(task.id)
     assert decode_snapshot(stored).form_version == 1

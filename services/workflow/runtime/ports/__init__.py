@@ -7,7 +7,7 @@ Structs, never rows. A :class:`UnitOfWork` is one transaction; its repositories
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from services.workflow.runtime.ports.records import (
     ClaimLost,
@@ -31,6 +31,12 @@ from services.workflow.runtime.ports.repositories import (
     Timers,
     Versions,
 )
+
+if TYPE_CHECKING:
+    from services.workflow.runtime.ports.deadlines import DeadlineStore
+    from services.workflow.runtime.ports.human import HumanStore
+    from services.workflow.runtime.ports.operations import OperationStore
+    from services.workflow.runtime.ports.units import UnitStore
 
 __all__ = [
     "AuditLog",
@@ -89,6 +95,26 @@ class UnitOfWork(Protocol):
 
     @property
     def audit(self) -> AuditLog: ...
+
+    @property
+    def human(self) -> HumanStore:
+        """Queues, members, form versions, submissions and task-action answers."""
+        ...
+
+    @property
+    def deadlines(self) -> DeadlineStore:
+        """Calendar versions and legal deadlines."""
+        ...
+
+    @property
+    def operations(self) -> OperationStore:
+        """Long operations and their items."""
+        ...
+
+    @property
+    def units(self) -> UnitStore:
+        """Organisational units, their queues and supervisors."""
+        ...
 
     async def __aenter__(self) -> UnitOfWork: ...
 

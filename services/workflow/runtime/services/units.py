@@ -9,15 +9,14 @@ their own queues. Modules may declare units and name a queue's unit at registrat
 missing and places each queue that has no unit yet, never undoing what an administrator
 changed. Every change by a person is one transaction with an audit entry and a reason.
 
-SQL lives in ``persistence/units_repo.py`` behind :class:`UnitStore`.
+SQL lives in ``persistence/units_repo.py`` behind ``runtime.ports.units.UnitStore``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
 
@@ -25,6 +24,9 @@ from contracts.errors import FieldError, NotFound, ValidationFailed
 from contracts.kernel import Actor, AuditEntry, Clock
 from services.workflow.definition.messages import N_
 from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.ports.units import UnitRecord, UnitStore
+
+__all__ = ["SUPERVISE_PERMISSION", "Scope", "UnitRecord", "UnitService", "UnitStore"]
 
 SUPERVISE_PERMISSION = "workflow.supervise"
 """With supervision of a unit: the inbox across the unit's queues and its dashboard."""
@@ -32,15 +34,6 @@ KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 MAX_KEY = 100
 MAX_NAME = 200
 MAX_REASON = 500
-
-
-class UnitRecord(msgspec.Struct, frozen=True, kw_only=True):
-    """A unit with its queues and supervisors (user ids), each sorted."""
-
-    key: str
-    name: str
-    queues: tuple[str, ...] = ()
-    supervisors: tuple[str, ...] = ()
 
 
 class Scope(msgspec.Struct, frozen=True, kw_only=True):
@@ -65,26 +58,6 @@ class Scope(msgspec.Struct, frozen=True, kw_only=True):
         if self.admin:
             return None
         return frozenset(q for u in self.units for q in u.queues)
-
-
-class UnitStore(Protocol):
-    """What units need from persistence (``persistence.units_repo.SqlUnitRepo``)."""
-
-    async def units(self) -> list[UnitRecord]:
-        """Every unit by key, with its queues and supervisors."""
-        ...
-
-    async def supervised_by(self, user_id: str) -> list[UnitRecord]:
-        """The units ``user_id`` supervises, by key."""
-        ...
-
-    async def unit(self, key: str) -> UnitRecord | None: ...
-    async def queue_exists(self, queue: str) -> bool: ...
-    async def queue_unit(self, queue: str) -> str | None: ...
-    async def add_unit(self, key: str, name: str, now: datetime) -> None: ...
-    async def set_queue_unit(self, queue: str, unit: str, now: datetime) -> None: ...
-    async def add_supervisor(self, unit: str, user_id: str, now: datetime) -> bool: ...
-    async def remove_supervisor(self, unit: str, user_id: str) -> bool: ...
 
 
 def _reason(reason: str | None) -> tuple[str, list[FieldError]]:
