@@ -21,8 +21,9 @@ from contracts.registries import (
     WorkflowRegistrar,
 )
 from modules.esic.config import appeal_instances
+from modules.esic.forms import FORMS
 from modules.esic.legal import RULES
-from modules.esic.workflows import FORMS, MANIFESTACAO, QUEUES, pedido
+from modules.esic.workflows import MANIFESTACAO, QUEUES, pedido
 
 if TYPE_CHECKING:
     from modules.esic.notify import Runtime

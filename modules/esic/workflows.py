@@ -23,6 +23,13 @@ from modules.esic.domain import (
     CaseStatus,
     RequestStatus,
 )
+from modules.esic.forms import (
+    ANALYSIS_FORM,
+    ANSWER_FIELDS,
+    ANSWER_FORM,
+    APPEAL_FIELDS,
+    APPEAL_FORM,
+)
 
 SECTORS: dict[str, str] = {"saude": "Saúde", "educacao": "Educação", "geral": "Gabinete"}
 APPEAL_QUEUES = ("esic.recurso1", "esic.recurso2", "esic.recurso3", "esic.recurso4")
@@ -67,22 +74,6 @@ PROFILES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _form(key: str, title: str, *fields: str) -> dict[str, Any]:
-    return {
-        "format": 1,
-        "key": key,
-        "version": 1,
-        "title": title,
-        "fields": [{"id": f, "type": "long_text", "label": f} for f in fields],
-    }
-
-
-FORMS = (
-    _form("esic.analysis", "Resposta ao pedido", "answer", "extension_reason"),
-    _form("esic.answer", "Resposta ao pedido (prorrogado)", "answer"),
-    _form("esic.appeal", "Decisão do recurso", "appeal_answer"),
-    _form("ouvidoria.answer", "Resposta à manifestação", "answer", "extension_reason"),
-)
 FAILURE = {"max_attempts": 8, "backoff_cap_s": 300.0, "on_validation_error": "fail"}
 
 
@@ -144,8 +135,8 @@ def _sector_nodes(sector: str) -> list[dict[str, Any]]:
             f"analysis_{sector}",
             f"Analisar o pedido ({SECTORS[sector]})",
             q,
-            "esic.analysis@1",
-            ["answer", "extension_reason"],
+            ANALYSIS_FORM,
+            ["answer", *ANSWER_FIELDS, "extension_reason"],
             timers=_expiry("lai.request", nxt="notify_late"),
             public={"label": "Em análise"},
             outcomes={"answer": "document_answer", "extend": f"notify_extended_{sector}"},
@@ -163,8 +154,8 @@ def _sector_nodes(sector: str) -> list[dict[str, Any]]:
             f"extended_{sector}",
             f"Responder no prazo prorrogado ({SECTORS[sector]})",
             q,
-            "esic.answer@1",
-            ["answer"],
+            ANSWER_FORM,
+            ["answer", *ANSWER_FIELDS],
             timers=_expiry("lai.request", extension=True, nxt="notify_late"),
             public={"label": "Prazo prorrogado"},
             next="document_answer",
@@ -200,8 +191,8 @@ def _appeal_chain(instances: int) -> list[dict[str, Any]]:
                 f"appeal_{k}",
                 f"Decidir o recurso de {k}ª instância",
                 APPEAL_QUEUES[k - 1],
-                "esic.appeal@1",
-                ["appeal_answer"],
+                APPEAL_FORM,
+                ["appeal_answer", *APPEAL_FIELDS],
                 timers=_expiry("lai.appeal_decision"),
                 public={"label": f"Recurso em {k}ª instância"},
                 next=f"document_appeal_{k}",
@@ -282,8 +273,8 @@ def pedido(instances: int = DEFAULT_APPEAL_INSTANCES) -> dict[str, Any]:
                 "complaint",
                 "Decidir a reclamação",
                 COMPLAINT_QUEUE,
-                "esic.answer@1",
-                ["answer"],
+                ANSWER_FORM,
+                ["answer", *ANSWER_FIELDS],
                 timers=_expiry("lai.complaint_decision"),
                 public={"label": "Reclamação"},
                 next="document_answer",

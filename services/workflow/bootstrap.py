@@ -39,6 +39,7 @@ from services.workflow.persistence.drafts_repo import SqlDraftStore
 from services.workflow.persistence.inbox_repo import SqlInboxQuery
 from services.workflow.persistence.migration_repo import SqlMigrationQueries
 from services.workflow.persistence.search_repo import SqlApiReads
+from services.workflow.persistence.task_records import SqlTaskRecords
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 from services.workflow.rules import RuleEngine
 from services.workflow.runtime.ports import UnitOfWork
@@ -106,6 +107,7 @@ class WorkflowService(WorkflowHandles):
     dispatcher: Dispatcher
     business_days: BusinessDays
     legal_deadlines: DeadlineNotices
+    task_records: SqlTaskRecords
     running: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     """The embedded timer tick, while ``start_embedded`` has it running."""
 
@@ -358,6 +360,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         dispatcher=dispatcher,
         business_days=BusinessDays(legal),
         legal_deadlines=DeadlineNotices(uow, legal),
+        task_records=SqlTaskRecords(platform.database),
     )
 
 

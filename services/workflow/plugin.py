@@ -19,6 +19,7 @@ from contracts.registries import (
 )
 from contracts.workflow.documents import PROCESS_DOCUMENTS_KEY
 from contracts.workflow.legal import LEGAL_DEADLINES_KEY
+from contracts.workflow.task_records import TASK_RECORDS_KEY
 from services.workflow.handles import WORKFLOW_KEY
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
     platform.extras[BUSINESS_DAYS_KEY] = service.business_days
     platform.extras[LEGAL_DEADLINES_KEY] = service.legal_deadlines
     platform.extras[PROCESS_DOCUMENTS_KEY] = service.documents
+    platform.extras[TASK_RECORDS_KEY] = service.task_records
     redis_url = platform.settings.redis_url
     if redis_url:
         platform.extras.setdefault("health_checks", {})["broker"] = broker_probe(redis_url)

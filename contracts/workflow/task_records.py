@@ -1,0 +1,53 @@
+"""The engine's record of completed human tasks, as a module reads it for its statistics.
+
+A module that publishes figures about its cases (the e-SIC's LAI statistics, art. 30) must
+count from what the engine recorded — when each task was completed, its outcome, its due
+date, the classification the person chose on the form — never from counters of its own. The
+composition root puts an implementation in ``platform.extras[TASK_RECORDS_KEY]``; in plain mode
+there is none and the module says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import datetime
+from typing import Protocol
+
+import msgspec
+
+TASK_RECORDS_KEY = "workflow.task_records"
+
+
+class CompletedTask(msgspec.Struct, frozen=True, kw_only=True):
+    """One completed task of an instance about a subject.
+
+    ``values`` holds only the fields the caller asked for (classification codes such as a
+    decision or a reason, never free text), as the completing person submitted them; a field
+    left empty is absent. ``due_at`` is the task's deadline when it was completed.
+    """
+
+    instance_id: str
+    subject_id: str
+    definition_key: str
+    node_id: str
+    outcome: str | None
+    completed_at: datetime
+    due_at: datetime | None
+    values: dict[str, str] = {}
+
+
+class TaskRecords(Protocol):
+    """Reads completed tasks of one definition's instances (nothing is changed)."""
+
+    async def completed(
+        self,
+        definition_key: str,
+        nodes: Collection[str],
+        fields: Collection[str],
+        *,
+        started_from: datetime,
+        started_before: datetime,
+    ) -> list[CompletedTask]:
+        """Completed tasks on ``nodes`` of instances of ``definition_key`` that started in
+        ``[started_from, started_before)`` and have a subject, ordered by completion time."""
+        ...
