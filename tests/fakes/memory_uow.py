@@ -1,5 +1,8 @@
 """An in-memory unit of work: the runtime's ports (``runtime.ports``) on Python dicts.
 
+It has the runtime's repositories and ``human`` (``tests/fakes/memory_human``); not yet
+``deadlines``, ``operations`` or ``units``, whose services are tested on the databases.
+
 ``MemoryDatabase`` holds the committed rows; each ``MemoryUnitOfWork`` works on a copy taken at
 ``async with`` and writes it back at ``commit()``, so a unit of work that is not committed
 leaves nothing behind, as on the databases. It keeps the SQL stores' contracts the runtime's
@@ -28,6 +31,8 @@ from services.workflow.runtime.ports import (
     TimerRecord,
     VersionRecord,
 )
+from services.workflow.runtime.ports.human import ActionRecord, FormRecord, QueueRecord
+from tests.fakes.memory_human import MemoryHuman
 
 OPEN_STEPS = ("scheduled", "running")
 OPEN_TASKS = ("ready", "claimed")
@@ -49,6 +54,12 @@ class MemoryDatabase:
     outbox: list[OutboxMessage] = field(default_factory=list)
     sent: set[int] = field(default_factory=set)
     audit: list[AuditEntry] = field(default_factory=list)
+    queues: dict[str, QueueRecord] = field(default_factory=dict)
+    members: set[tuple[str, str]] = field(default_factory=set)  # (queue, user id)
+    forms: dict[tuple[str, int], FormRecord] = field(default_factory=dict)
+    submissions: list[dict[str, Any]] = field(default_factory=list)
+    actions: dict[tuple[str, str], ActionRecord] = field(default_factory=dict)
+    documents: dict[str, set[str]] = field(default_factory=dict)  # instance -> current types
     last_outbox_id: int = 0
     commits: int = 0
 
@@ -486,6 +497,7 @@ class MemoryUnitOfWork:
         self.dead_letters = MemoryDeadLetters(self)
         self.outbox = MemoryOutbox(self)
         self.audit = MemoryAuditLog(self)
+        self.human = MemoryHuman(self)
 
     @property
     def working(self) -> MemoryDatabase:

@@ -1,0 +1,307 @@
+"""The runtime's services on the in-memory unit of work (``tests/fakes/memory_kit``) and a
+fixed clock: a gateway routes, people claim and complete tasks (authorised, separated,
+idempotent), timers fire when due, a step over its retry ceiling becomes a dead letter that an
+operator reprocesses or abandons. No database: these run in milliseconds."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from contracts.errors import Forbidden, InvalidTransition, RetryableFailure
+from contracts.kernel import Actor
+from contracts.workflow.handlers import StepControl
+from contracts.workflow.types import StartRequest, StepInput, StepResult
+from services.workflow.forms import decode_snapshot
+from tests.fakes.memory_kit import MemoryKit
+
+AUTHOR = Actor(id="00000000-0000-7000-8000-00000000a001")
+ANA = Actor(id="00000000-0000-7000-8000-00000000a002")
+BIA = Actor(id="00000000-0000-7000-8000-00000000a003")
+REVIEW = "kit.review"
+NOTE_FORM = {
+    "format": 1,
+    "key": "kit.note",
+    "version": 1,
+    "title": "Parecer",
+    "fields": [{"id": "note", "type": "long_text", "label": "Parecer", "required": True}],
+}
+
+
+class Marker:
+    """Answers with the node it ran on; fails while ``failures`` lasts."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, str]] = []
+        self.failures = 0
+
+    async def execute(self, step: StepInput, control: StepControl) -> StepResult:
+        self.calls.append((step.node_id, step.attempt, step.idempotency_key))
+        if self.failures:
+            self.failures -= 1
+            raise RetryableFailure("partner answered 503", status=503)
+        return StepResult(output={"path": step.node_id})
+
+
+def _service(node_id: str, nxt: str, **failure: Any) -> dict[str, Any]:
+    return {
+        "id": node_id,
+        "type": "service_task",
+        "handler": "kit.mark",
+        "consumes": ["n"],
+        "produces": ["path"],
+        "failure": {"pending_queue": "kit.operators", **failure},
+        "next": nxt,
+    }
+
+
+ROUTED = {
+    "format": 1,
+    "key": "kit.routed",
+    "name": "Routed",
+    "protocol_prefix": "ROU",
+    "nodes": [
+        {"id": "begin", "type": "start", "produces": ["n"], "next": "route"},
+        {
+            "id": "route",
+            "type": "exclusive",
+            "consumes": ["n"],
+            "branches": [{"when": "n > 10", "next": "big"}],
+            "default": "small",
+        },
+        _service("big", "end"),
+        _service("small", "end"),
+        {"id": "end", "type": "end"},
+    ],
+}
+REVIEWED = {
+    "format": 1,
+    "key": "kit.reviewed",
+    "name": "Reviewed",
+    "protocol_prefix": "REV",
+    "nodes": [
+        {"id": "begin", "type": "start", "produces": ["n"], "next": "review"},
+        {
+            "id": "review",
+            "type": "approval",
+            "name": "Dar o parecer",
+            "queue": "kit.reviewers",
+            "form": "kit.note",
+            "consumes": ["n"],
+            "produces": ["note"],
+            "policy": {"exclude_author": True},
+            "timers": [{"id": "expire", "duration": "PT48H", "next": "expired"}],
+            "outcomes": {"approve": "approved", "reject": "rejected"},
+        },
+        {"id": "approved", "type": "end", "result": "completed"},
+        {"id": "rejected", "type": "end", "result": "rejected"},
+        {"id": "expired", "type": "end", "result": "expired"},
+    ],
+}
+WAITING = {
+    "format": 1,
+    "key": "kit.waiting",
+    "name": "Waiting",
+    "protocol_prefix": "WAI",
+    "nodes": [
+        {"id": "begin", "type": "start", "produces": ["n"], "next": "wait"},
+        {"id": "wait", "type": "timer", "duration": "PT1H", "next": "after"},
+        _service("after", "end"),
+        {"id": "end", "type": "end"},
+    ],
+}
+FLAKY = {
+    "format": 1,
+    "key": "kit.flaky",
+    "name": "Flaky",
+    "protocol_prefix": "FLA",
+    "nodes": [
+        {"id": "begin", "type": "start", "produces": ["n"], "next": "call"},
+        _service("call", "end", max_attempts=2, backoff_base_s=1, jitter=False),
+        {"id": "end", "type": "end"},
+    ],
+}
+
+
+@pytest.fixture
+def marker() -> Marker:
+    return Marker()
+
+
+@pytest.fixture
+async def kit(marker: Marker) -> MemoryKit:
+    kit = MemoryKit(
+        handlers={"kit.mark": marker},
+        queues={
+            "kit.reviewers": ("Pareceristas", (ANA.id,), REVIEW),
+            "kit.operators": ("Operadores", (), "workflow.tasks"),
+        },
+        forms=(NOTE_FORM,),
+        grants={
+            ANA.id: frozenset({REVIEW}),
+            BIA.id: frozenset({REVIEW}),
+            AUTHOR.id: frozenset({REVIEW}),
+        },
+    )
+    await kit.boot(ROUTED, REVIEWED, WAITING, FLAKY)
+    return kit
+
+
+async def _start(kit: MemoryKit, key: str, n: int, actor: Actor = AUTHOR) -> str:
+    view = await kit.engine.start(StartRequest(definition_key=key, context={"n": n}, actor=actor))
+    return view.id
+
+
+async def _task(kit: MemoryKit, instance_id: str) -> str:
+    async with kit.uow() as uow:
+        (task,) = [t for t in await uow.tasks.of(instance_id) if t.status in ("ready", "claimed")]
+    return task.id
+
+
+# --- the engine and a gateway -------------------------------------------------------------------
+
+
+async def test_the_gateway_takes_the_branch_whose_condition_holds(kit: MemoryKit) -> None:
+    big, small = await _start(kit, "kit.routed", 20), await _start(kit, "kit.routed", 3)
+    await kit.delivery.drain()
+    for instance_id, path in ((big, "big"), (small, "small")):
+        view = await kit.engine.status(instance_id)
+        assert (view.status, view.context["path"]) == ("completed", path)
+        stored, replayed = await kit.engine.replayed_state(instance_id)
+        assert stored == replayed
+
+
+# --- human tasks --------------------------------------------------------------------------------
+
+
+async def test_a_member_claims_and_completes_and_the_instance_moves_on(kit: MemoryKit) -> None:
+    instance_id = await _start(kit, "kit.reviewed", 1)
+    task_id = await _task(kit, instance_id)
+    claimed = await kit.tasks.claim(task_id, actor=ANA)
+    assert (claimed.status, claimed.assignee) == ("claimed", ANA.id)
+
+    done = await kit.tasks.complete(task_id, actor=ANA, outcome="approve", data={"note": "ok"})
+
+    assert done.status == "completed"
+    view = await kit.engine.status(instance_id)
+    assert (view.status, view.context["note"]) == ("completed", "ok")
+    assert kit.database.tasks[task_id].form == "kit.note@1"  # pinned when the task opened
+    async with kit.uow() as uow:
+        (stored,) = await uow.human.submissions(task_id)
+    snapshot = decode_snapshot(stored)
+    assert (snapshot.form_ref, snapshot.actor_id, snapshot.as_dict()) == (
+        "kit.note@1",
+        ANA.id,
+        {"note": "ok"},
+    )
+
+
+async def test_claiming_needs_membership_and_the_author_never_holds_the_task(
+    kit: MemoryKit,
+) -> None:
+    task_id = await _task(kit, await _start(kit, "kit.reviewed", 1))
+    with pytest.raises(Forbidden) as outsider:
+        await kit.tasks.claim(task_id, actor=BIA)
+    assert outsider.value.fields["code"] == "not_a_member"
+    await kit.catalog.add_member("kit.reviewers", AUTHOR.id, actor=Actor.system("t"), reason="r")
+    with pytest.raises(Forbidden) as author:
+        await kit.tasks.claim(task_id, actor=AUTHOR)
+    assert author.value.fields["rule"] == "exclude_author"
+    assert kit.database.tasks[task_id].status == "ready"
+
+
+async def test_a_repeated_completion_with_its_key_answers_the_same_and_acts_once(
+    kit: MemoryKit,
+) -> None:
+    instance_id = await _start(kit, "kit.reviewed", 1)
+    task_id = await _task(kit, instance_id)
+    await kit.tasks.claim(task_id, actor=ANA)
+    first = await kit.tasks.complete(
+        task_id, actor=ANA, outcome="reject", data={"note": "no"}, idempotency_key="k1"
+    )
+    row_version = (await kit.engine.status(instance_id)).row_version
+
+    again = await kit.tasks.complete(
+        task_id, actor=ANA, outcome="reject", data={"note": "no"}, idempotency_key="k1"
+    )
+
+    assert again == first
+    assert (await kit.engine.status(instance_id)).row_version == row_version
+    async with kit.uow() as uow:
+        assert len(await uow.human.submissions(task_id)) == 1
+
+
+# --- timers -------------------------------------------------------------------------------------
+
+
+async def test_a_timer_fires_when_due_and_not_before(kit: MemoryKit) -> None:
+    instance_id = await _start(kit, "kit.waiting", 1)
+    kit.clock.advance(timedelta(minutes=59))
+    assert await kit.engine.tick() == 0
+    kit.clock.advance(timedelta(minutes=1))
+    assert await kit.engine.tick() == 1
+    await kit.delivery.drain()
+    view = await kit.engine.status(instance_id)
+    assert (view.status, view.context["path"]) == ("completed", "after")
+    assert await kit.engine.tick() == 0
+
+
+async def test_an_interrupting_boundary_timer_closes_the_task_and_ends_the_case(
+    kit: MemoryKit,
+) -> None:
+    instance_id = await _start(kit, "kit.reviewed", 1)
+    task_id = await _task(kit, instance_id)
+    kit.clock.advance(timedelta(hours=48))
+    assert await kit.engine.tick() == 1
+    view = await kit.engine.status(instance_id)
+    assert (view.status, view.current_nodes) == ("expired", ())
+    assert kit.database.tasks[task_id].status == "cancelled"
+    with pytest.raises(InvalidTransition):
+        await kit.tasks.claim(task_id, actor=ANA)
+
+
+# --- retries and dead letters -------------------------------------------------------------------
+
+
+async def _dead_lettered(kit: MemoryKit, marker: Marker) -> tuple[str, str]:
+    marker.failures = 2
+    instance_id = await _start(kit, "kit.flaky", 1)
+    await kit.delivery.drain()  # attempt 1 fails; attempt 2 waits its backoff
+    assert [c[1] for c in marker.calls] == [1]
+    kit.clock.advance(timedelta(seconds=2))
+    await kit.delivery.drain()  # attempt 2 fails: over the ceiling
+    async with kit.uow() as uow:
+        (letter,) = await uow.dead_letters.all()
+    assert (letter["instance_id"], letter["node_id"]) == (instance_id, "call")
+    return instance_id, str(letter["id"])
+
+
+async def test_over_the_retry_ceiling_a_reprocessed_step_runs_again_with_the_same_key(
+    kit: MemoryKit, marker: Marker
+) -> None:
+    instance_id, letter_id = await _dead_lettered(kit, marker)
+    assert (await kit.engine.status(instance_id)).status == "stalled"
+
+    await kit.engine.reprocess(letter_id, actor=ANA)
+    await kit.delivery.drain()
+
+    view = await kit.engine.status(instance_id)
+    assert (view.status, view.context["path"]) == ("completed", "call")
+    assert [c[1] for c in marker.calls] == [1, 2, 3]
+    assert len({c[2] for c in marker.calls}) == 1
+    assert kit.database.dead_letters[letter_id]["status"] == "reprocessed"
+    with pytest.raises(InvalidTransition):
+        await kit.engine.reprocess(letter_id, actor=ANA)
+
+
+async def test_an_abandoned_dead_letter_fails_the_instance(kit: MemoryKit, marker: Marker) -> None:
+    instance_id, letter_id = await _dead_lettered(kit, marker)
+
+    await kit.engine.abandon(letter_id, actor=ANA, reason="the partner is gone")
+
+    assert (await kit.engine.status(instance_id)).status == "failed"
+    assert kit.database.dead_letters[letter_id]["status"] == "abandoned"
+    with pytest.raises(InvalidTransition):
+        await kit.engine.abandon(letter_id, actor=ANA, reason="again")
