@@ -72,6 +72,8 @@ class InstanceController(Controller):
     ) -> InstancePage:
         """Newest first; ``field`` filters need ``definition`` (its searchable keys)."""
         fields = await _searchable_fields(request, definition, field or [])
+        if protocol is not None:  # a NUP typed with or without punctuation; wrong digits: 422
+            protocol = engine_of(request).numbering.lookup(protocol)
         items = await reads_of(request).search(
             InstanceQuery(
                 definition_key=definition,
@@ -171,8 +173,11 @@ class MessageController(Controller):
         """Deliver a message to the one open instance with this business key or protocol."""
         if (data.business_key is None) == (data.protocol is None):
             raise BadRequest("give exactly one of business_key and protocol")
+        protocol = data.protocol
+        if protocol is not None:
+            protocol = engine_of(request).numbering.lookup(protocol)
         found = await reads_of(request).open_instances_for(
-            business_key=data.business_key, protocol=data.protocol
+            business_key=data.business_key, protocol=protocol
         )
         if not found:
             raise NotFound("no open instance for this message", message=data.name)

@@ -1,19 +1,22 @@
 """What the service's read-only commands share: instance references and a fast read path.
 
 An instance is named on the command line by its id or by its protocol number
-(``ESIC-2026-000012``); :func:`resolve` accepts either. :func:`with_reads` opens the database
+(``ESIC-2026-000012``, or a NUP with or without its punctuation); :func:`resolve` accepts
+either, and refuses a NUP whose check digits are wrong. :func:`with_reads` opens the database
 and one unit of work without booting the platform (no plugin hooks, no migrations, no
 publishing), so ``tramita instance show`` answers in well under a second.
 """
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from contracts.errors import NotFound
 from core.cli import run_async
+from services.workflow.numbering import numbering_from_env
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -46,6 +49,8 @@ async def resolve(uow: UnitOfWork, ref: str) -> InstanceRecord:
     if _is_uuid(ref):
         record = await uow.instances.get(ref)
     else:
+        # A NUP typed with or without punctuation; a wrong check digit is refused by name.
+        ref = numbering_from_env(os.environ).lookup(ref, path="instance")
         record = await uow.instances.find_by_protocol(ref)
         if record is None and ref != ref.upper():
             record = await uow.instances.find_by_protocol(ref.upper())

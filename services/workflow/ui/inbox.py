@@ -23,13 +23,13 @@ from babel.numbers import format_decimal
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
-from contracts.errors import BadRequest
-from core.i18n import N_, current_locale, gettext
+from contracts.errors import BadRequest, ValidationFailed
+from core.i18n import N_, current_locale, gettext, localized
 from core.numbers import whole_number
 from services.workflow.runtime.services.inbox import MAX_PAGE, Count, InboxQuery, SortKey
 from services.workflow.runtime.services.units import Scope
 from services.workflow.ui.deadline_view import badges_of
-from services.workflow.ui.deps import inbox_of, scope_of, tasks_of
+from services.workflow.ui.deps import engine_of, inbox_of, scope_of, tasks_of
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import (
     SCRIPT_CSP,
@@ -137,6 +137,18 @@ def _total(total: Count) -> str:
     return f"{number}+" if total.capped else number
 
 
+def _protocol(request: Request[Any, Any, Any], params: dict[str, str]) -> tuple[str, str | None]:
+    """The case number filter in its stored form (a NUP typed with or without punctuation), and
+    the sentence shown under the field when it cannot be a number (a wrong check digit)."""
+    typed = (params.get("protocol") or "").strip()[:100]
+    if not typed:
+        return typed, None
+    try:
+        return engine_of(request).numbering.lookup(typed), None
+    except ValidationFailed as refused:
+        return typed, localized(refused.errors[0]).message
+
+
 class InboxController(Controller):
     path = INBOX
     include_in_schema = False
@@ -150,7 +162,8 @@ class InboxController(Controller):
         platform = platform_of(request)
         oversees = await scope_of(request, user.id)
         supervisor = oversees.supervisor
-        query = _query(params, user.id, oversees=oversees)
+        typed, protocol_error = _protocol(request, params)
+        query = _query({**params, "protocol": typed}, user.id, oversees=oversees)
         inbox = inbox_of(request)
         result = await inbox.page(query)
         total = await inbox.count(query)
@@ -219,6 +232,7 @@ class InboxController(Controller):
             previous_url=previous_url,
             first_url=first_url,
             message=message,
+            protocol_error=protocol_error,
             bulk_key=str(platform.ids.new_id()),
             priority_label={k: gettext(v) for k, v in PRIORITY_LEVELS.items()},
         )

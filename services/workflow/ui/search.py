@@ -18,12 +18,13 @@ from urllib.parse import urlencode
 from litestar import Controller, Request, Response, get
 from markupsafe import Markup
 
+from contracts.errors import ValidationFailed
 from contracts.workflow.types import TERMINAL_STATUSES
-from core.i18n import gettext
+from core.i18n import gettext, localized
 from core.localtime import DEFAULT_ZONE, zone
 from services.workflow.labels import STATUSES as INSTANCE_STATUSES
 from services.workflow.reads.search import InstanceQuery
-from services.workflow.ui.deps import inbox_of, reads_of
+from services.workflow.ui.deps import engine_of, inbox_of, reads_of
 from services.workflow.ui.web import page, page_requires, platform_of
 
 SEARCH = "/cms/workflow/search"
@@ -71,6 +72,12 @@ class SearchPageController(Controller):
         versions = await reads.versions(None)
         definitions = sorted({v.key for v in versions})
         errors: dict[str, str] = {}
+        protocol = _text(params, "protocol")
+        if protocol is not None:
+            try:  # a NUP typed with or without punctuation; wrong check digits are refused
+                protocol = engine_of(request).numbering.lookup(protocol)
+            except ValidationFailed as refused:
+                errors["protocol"] = localized(refused.errors[0]).message
         definition = _text(params, "definition")
         if definition is not None and definition not in definitions:
             errors["definition"] = gettext("Unknown definition.")
@@ -103,7 +110,7 @@ class SearchPageController(Controller):
             to = bounds["to"]
             results = await reads.search(
                 InstanceQuery(
-                    protocol=_text(params, "protocol"),
+                    protocol=protocol,
                     definition_key=definition,
                     status=status,
                     node=_text(params, "node"),
