@@ -4,6 +4,7 @@ and idempotency key) or abandon it (the instance fails and its saga compensates)
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from contracts.errors import InvalidTransition, NotFound
 from contracts.kernel import Actor, Clock
@@ -30,33 +31,16 @@ class DeadLetterActions:
     ) -> InstanceView:
         """Put a dead-lettered step back on its node: same instance, number, trail and key.
         ``reason`` (the pages ask for one) is kept in the audit entry only."""
-        async with self._uow() as uow:
-            letter = await uow.dead_letters.get(dead_letter_id)
-        if letter is None:
-            raise NotFound(N_("unknown dead letter"), dead_letter_id=dead_letter_id)
-        if letter["status"] != "open":
-            raise InvalidTransition(
-                "the dead letter was already handled", dead_letter_id=dead_letter_id
-            )
-
-        async def resolve(uow: UnitOfWork, record: InstanceRecord) -> None:
-            await uow.dead_letters.resolve(dead_letter_id, "reprocessed", self._clock.now())
-
-        record = await self._advance(
-            letter["instance_id"],
-            lambda r, s, now: Reprocessed(
-                at=now,
-                token_id=letter["token_id"],
-                node_id=letter["node_id"],
-                attempt_group=letter["attempt_group"],
-                actor=actor.id,
-            ),
+        letter = await self._open_letter(dead_letter_id)
+        return await self._resolve(
+            dead_letter_id,
+            letter,
+            Reprocessed,
+            "reprocessed",
             actor=actor,
-            audit_action="workflow.dead_letter.reprocessed",
             reason=reason,
-            before_commit=resolve,
+            audit_action="workflow.dead_letter.reprocessed",
         )
-        return instance_view(record, with_context=True)
 
     async def abandon(
         self,
@@ -70,25 +54,53 @@ class DeadLetterActions:
         letter already handled (reprocessed, abandoned, closed with its case) is refused with
         ``code`` ``dead_letter_handled``. ``before_commit`` runs in the same transaction (a
         background operation records its item there, so the two commit together)."""
+        letter = await self._open_letter(dead_letter_id, code="dead_letter_handled")
+        return await self._resolve(
+            dead_letter_id,
+            letter,
+            Abandoned,
+            "abandoned",
+            actor=actor,
+            reason=reason,
+            audit_action="workflow.dead_letter.abandoned",
+            also=before_commit,
+        )
+
+    async def _open_letter(self, dead_letter_id: str, **refusal: Any) -> dict[str, Any]:
+        """The letter, refused when unknown or no longer open (``refusal``: the error's extra
+        fields)."""
         async with self._uow() as uow:
             letter = await uow.dead_letters.get(dead_letter_id)
         if letter is None:
             raise NotFound(N_("unknown dead letter"), dead_letter_id=dead_letter_id)
         if letter["status"] != "open":
             raise InvalidTransition(
-                "the dead letter was already handled",
-                dead_letter_id=dead_letter_id,
-                code="dead_letter_handled",
+                "the dead letter was already handled", dead_letter_id=dead_letter_id, **refusal
             )
+        return letter
+
+    async def _resolve(
+        self,
+        dead_letter_id: str,
+        letter: dict[str, Any],
+        event: type[Reprocessed] | type[Abandoned],
+        status: str,
+        *,
+        actor: Actor,
+        reason: str | None,
+        audit_action: str,
+        also: Callable[[UnitOfWork], Awaitable[None]] | None = None,
+    ) -> InstanceView:
+        """Apply ``event`` at the letter's node and mark the letter ``status``, together."""
 
         async def resolve(uow: UnitOfWork, record: InstanceRecord) -> None:
-            await uow.dead_letters.resolve(dead_letter_id, "abandoned", self._clock.now())
-            if before_commit is not None:
-                await before_commit(uow)
+            await uow.dead_letters.resolve(dead_letter_id, status, self._clock.now())
+            if also is not None:
+                await also(uow)
 
         record = await self._advance(
             letter["instance_id"],
-            lambda r, s, now: Abandoned(
+            lambda r, s, now: event(
                 at=now,
                 token_id=letter["token_id"],
                 node_id=letter["node_id"],
@@ -96,7 +108,7 @@ class DeadLetterActions:
                 actor=actor.id,
             ),
             actor=actor,
-            audit_action="workflow.dead_letter.abandoned",
+            audit_action=audit_action,
             reason=reason,
             before_commit=resolve,
         )
