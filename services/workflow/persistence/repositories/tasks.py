@@ -57,33 +57,19 @@ class SqlTasks:
     ) -> None:
         """Close a token's open tasks at a node. The task a person completed is marked by the
         engine itself; whatever is still open here is cancelled with ``reason``."""
-        c = t.tasks.c
         await self._db.conn.execute(
-            t.tasks.update()
-            .where(
-                c.instance_id == instance_id,
-                c.token_id == token_id,
-                c.node_id == node_id,
-                c.attempt_group == attempt_group,
-                c.status.in_(q.OPEN_TASK_STATUSES),
+            _open_at(instance_id, token_id, node_id, attempt_group).values(
+                status="cancelled", completed_at=now, outcome=f"closed:{reason}"
             )
-            .values(status="cancelled", completed_at=now, outcome=f"closed:{reason}")
         )
 
     async def escalate(
         self, instance_id: str, token_id: str, node_id: str, attempt_group: int, queue: str
     ) -> None:
-        c = t.tasks.c
         await self._db.conn.execute(
-            t.tasks.update()
-            .where(
-                c.instance_id == instance_id,
-                c.token_id == token_id,
-                c.node_id == node_id,
-                c.attempt_group == attempt_group,
-                c.status.in_(q.OPEN_TASK_STATUSES),
+            _open_at(instance_id, token_id, node_id, attempt_group).values(
+                queue=queue, assignee=None, status="ready", claimed_at=None
             )
-            .values(queue=queue, assignee=None, status="ready", claimed_at=None)
         )
 
     async def cancel_open(self, instance_id: str, token_id: str | None, now: datetime) -> list[str]:
@@ -114,3 +100,15 @@ class SqlTasks:
                 status="completed", completed_by=actor_id, completed_at=now, outcome="signalled"
             )
         )
+
+
+def _open_at(instance_id: str, token_id: str, node_id: str, attempt_group: int) -> sa.Update:
+    """An update of a token's open tasks at a node (one attempt group)."""
+    c = t.tasks.c
+    return t.tasks.update().where(
+        c.instance_id == instance_id,
+        c.token_id == token_id,
+        c.node_id == node_id,
+        c.attempt_group == attempt_group,
+        c.status.in_(q.OPEN_TASK_STATUSES),
+    )
