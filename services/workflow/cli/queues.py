@@ -17,7 +17,7 @@ import msgspec
 
 from core.app import Platform
 from services.workflow.cli.text import gettext as _
-from services.workflow.cli.workflow import CLI_ACTOR, with_platform
+from services.workflow.cli.workflow import CLI_ACTOR, say_changed, with_platform
 from services.workflow.runtime.services.human_policy import Catalog
 
 T = TypeVar("T")
@@ -61,13 +61,13 @@ def add_cmd(queue: str, user_id: UUID) -> None:
         await platform.directory.get_user(str(user_id))
         return await catalog.add_member(queue, str(user_id), actor=CLI_ACTOR)
 
-    added = _with_catalog(_add)
-    done = (
-        _("%(user)s added to %(queue)s")
-        if added
-        else _("%(user)s is already a member of %(queue)s")
+    say_changed(
+        _with_catalog(_add),
+        _("%(user)s added to %(queue)s"),
+        _("%(user)s is already a member of %(queue)s"),
+        user=user_id,
+        queue=queue,
     )
-    click.echo(done % {"user": user_id, "queue": queue})
 
 
 @queue_group.command("remove-member")
@@ -79,13 +79,13 @@ def remove_cmd(queue: str, user_id: UUID) -> None:
     async def _remove(platform: Platform, catalog: Catalog) -> bool:
         return await catalog.remove_member(queue, str(user_id), actor=CLI_ACTOR)
 
-    removed = _with_catalog(_remove)
-    done = (
-        _("%(user)s removed from %(queue)s")
-        if removed
-        else _("%(user)s is not a member of %(queue)s")
+    say_changed(
+        _with_catalog(_remove),
+        _("%(user)s removed from %(queue)s"),
+        _("%(user)s is not a member of %(queue)s"),
+        user=user_id,
+        queue=queue,
     )
-    click.echo(done % {"user": user_id, "queue": queue})
 
 
 COMMANDS = [queue_group]

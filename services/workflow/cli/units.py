@@ -17,7 +17,7 @@ import msgspec
 
 from core.app import Platform
 from services.workflow.cli.text import gettext as _
-from services.workflow.cli.workflow import CLI_ACTOR, with_platform
+from services.workflow.cli.workflow import CLI_ACTOR, say_changed, with_platform
 from services.workflow.runtime.services.units import UnitRecord, UnitService
 
 T = TypeVar("T")
@@ -64,9 +64,9 @@ def add_cmd(key: str, name: str, reason: str) -> None:
     async def _add(platform: Platform, units: UnitService) -> bool:
         return await units.add(key, name, actor=CLI_ACTOR, reason=reason)
 
-    created = _with_units(_add)
-    done = _("unit %(key)s created") if created else _("unit %(key)s already exists")
-    click.echo(done % {"key": key})
+    say_changed(
+        _with_units(_add), _("unit %(key)s created"), _("unit %(key)s already exists"), key=key
+    )
 
 
 @unit_group.command("add-queue")
@@ -79,9 +79,13 @@ def add_queue_cmd(unit: str, queue: str, reason: str) -> None:
     async def _add(platform: Platform, units: UnitService) -> bool:
         return await units.add_queue(unit, queue, actor=CLI_ACTOR, reason=reason)
 
-    moved = _with_units(_add)
-    done = _("%(queue)s is now in %(unit)s") if moved else _("%(queue)s was already in %(unit)s")
-    click.echo(done % {"queue": queue, "unit": unit})
+    say_changed(
+        _with_units(_add),
+        _("%(queue)s is now in %(unit)s"),
+        _("%(queue)s was already in %(unit)s"),
+        queue=queue,
+        unit=unit,
+    )
 
 
 @unit_group.command("add-supervisor")
@@ -95,13 +99,13 @@ def add_supervisor_cmd(unit: str, user_id: UUID, reason: str) -> None:
         await platform.directory.get_user(str(user_id))
         return await units.add_supervisor(unit, str(user_id), actor=CLI_ACTOR, reason=reason)
 
-    added = _with_units(_add)
-    done = (
-        _("%(user)s now supervises %(unit)s")
-        if added
-        else _("%(user)s already supervises %(unit)s")
+    say_changed(
+        _with_units(_add),
+        _("%(user)s now supervises %(unit)s"),
+        _("%(user)s already supervises %(unit)s"),
+        user=user_id,
+        unit=unit,
     )
-    click.echo(done % {"user": user_id, "unit": unit})
 
 
 @unit_group.command("remove-supervisor")
@@ -114,13 +118,13 @@ def remove_supervisor_cmd(unit: str, user_id: UUID, reason: str) -> None:
     async def _remove(platform: Platform, units: UnitService) -> bool:
         return await units.remove_supervisor(unit, str(user_id), actor=CLI_ACTOR, reason=reason)
 
-    removed = _with_units(_remove)
-    done = (
-        _("%(user)s no longer supervises %(unit)s")
-        if removed
-        else _("%(user)s does not supervise %(unit)s")
+    say_changed(
+        _with_units(_remove),
+        _("%(user)s no longer supervises %(unit)s"),
+        _("%(user)s does not supervise %(unit)s"),
+        user=user_id,
+        unit=unit,
     )
-    click.echo(done % {"user": user_id, "unit": unit})
 
 
 COMMANDS = [unit_group]

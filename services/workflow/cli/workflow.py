@@ -51,6 +51,11 @@ def with_service(action: Callable[[WorkflowService], Awaitable[T]]) -> T:
     return with_platform(lambda _platform, service: action(service))
 
 
+def say_changed(changed: bool, done: str, unchanged: str, **values: object) -> None:
+    """A change command's one line: what it did, or that there was nothing to do."""
+    click.echo((done if changed else unchanged) % values)
+
+
 def emit(data: Any, as_json: bool, text: Callable[[Any], str]) -> None:
     if as_json:
         click.echo(msgspec.json.encode(data).decode())
