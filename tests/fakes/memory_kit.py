@@ -1,6 +1,6 @@
 """The runtime's services wired as ``bootstrap.build`` wires them, on the in-memory unit of
-work (``memory_uow``) and a fixed clock: engine, executor, task service, catalog, and the
-in-process delivery that relays the outbox to the executor. No database, no platform."""
+work (``memory_uow``) and a fixed clock: engine, executor, task service, catalog, deadlines,
+and the in-process delivery that relays the outbox to the executor. No database, no platform."""
 
 from __future__ import annotations
 
@@ -20,8 +20,10 @@ from services.workflow.delivery.dispatch import Dispatcher
 from services.workflow.delivery.inprocess import InProcessDelivery
 from services.workflow.rules import RuleEngine
 from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.ports.deadlines import DeadlineStore
 from services.workflow.runtime.ports.human import HumanStore
 from services.workflow.runtime.services.applier import Applier
+from services.workflow.runtime.services.deadline_service import DeadlineService
 from services.workflow.runtime.services.engine import Engine
 from services.workflow.runtime.services.executor import Executor
 from services.workflow.runtime.services.human_policy import Catalog, TaskGuard
@@ -52,6 +54,10 @@ def human_of(uow: UnitOfWork) -> HumanStore:
     return uow.human
 
 
+def deadlines_of(uow: UnitOfWork) -> DeadlineStore:
+    return uow.deadlines
+
+
 class MemoryKit:
     def __init__(
         self,
@@ -77,6 +83,7 @@ class MemoryKit:
         )
         compiler = ModelCompiler(known, rules, rules)
         calendar = Calendar.from_spec(seal_spec(CalendarSpec(key="br-national", version=1)))
+        legal = LegalTime(calendar, {}, store=deadlines_of)
         guard = TaskGuard(permissions=Grants(grants or {}), compiler=compiler, expressions=rules)
 
         async def pin_form(unit: UnitOfWork, reference: str) -> str:
@@ -102,7 +109,7 @@ class MemoryKit:
             applier=Applier(
                 self.ids,
                 calendar,
-                LegalTime(calendar, {}),
+                legal,
                 telemetry=NoTelemetry(),
                 pin_form=pin_form,
             ),
@@ -124,6 +131,9 @@ class MemoryKit:
         )
         self.catalog = Catalog(
             uow_factory=self.uow, store=human_of, clock=self.clock, ids=self.ids, expressions=rules
+        )
+        self.deadlines = DeadlineService(
+            uow_factory=self.uow, store=deadlines_of, clock=self.clock, legal=legal
         )
         self.delivery = InProcessDelivery(
             self.uow,

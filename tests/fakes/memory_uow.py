@@ -1,7 +1,8 @@
 """An in-memory unit of work: the runtime's ports (``runtime.ports``) on Python dicts.
 
-It has the runtime's repositories and ``human`` (``tests/fakes/memory_human``); not yet
-``deadlines``, ``operations`` or ``units``, whose services are tested on the databases.
+It has the runtime's repositories, ``human`` (``tests/fakes/memory_human``) and ``deadlines``
+(``tests/fakes/memory_deadlines``); not yet ``operations`` or ``units``, whose services are
+tested on the databases.
 
 ``MemoryDatabase`` holds the committed rows; each ``MemoryUnitOfWork`` works on a copy taken at
 ``async with`` and writes it back at ``commit()``, so a unit of work that is not committed
@@ -31,7 +32,9 @@ from services.workflow.runtime.ports import (
     TimerRecord,
     VersionRecord,
 )
+from services.workflow.runtime.ports.deadlines import DeadlineRow
 from services.workflow.runtime.ports.human import ActionRecord, FormRecord, QueueRecord
+from tests.fakes.memory_deadlines import MemoryDeadlines, StoredCalendar
 from tests.fakes.memory_human import MemoryHuman
 
 OPEN_STEPS = ("scheduled", "running")
@@ -60,6 +63,8 @@ class MemoryDatabase:
     submissions: list[dict[str, Any]] = field(default_factory=list)
     actions: dict[tuple[str, str], ActionRecord] = field(default_factory=dict)
     documents: dict[str, set[str]] = field(default_factory=dict)  # instance -> current types
+    calendars: dict[tuple[str, int], StoredCalendar] = field(default_factory=dict)
+    deadlines: dict[tuple[str, str], DeadlineRow] = field(default_factory=dict)
     last_outbox_id: int = 0
     commits: int = 0
 
@@ -291,7 +296,7 @@ class MemoryStepRuns(_Repo):
             for s in self._db.steps.values()
             if s.status == "running" and s.lease_expires_at and s.lease_expires_at < now
         ]
-        return runs[:limit]
+        return sorted(runs, key=lambda s: s.lease_expires_at or now)[:limit]
 
     async def stranded(self, before: datetime, limit: int) -> list[StepRunRecord]:
         unsent = {m.key for m in self._db.outbox if m.id not in self._db.sent}
@@ -300,7 +305,7 @@ class MemoryStepRuns(_Repo):
             for s in self._db.steps.values()
             if s.status == "scheduled" and s.available_at < before and s.id not in unsent
         ]
-        return runs[:limit]
+        return sorted(runs, key=lambda s: s.available_at)[:limit]
 
 
 class MemoryTasks(_Repo):
@@ -498,6 +503,7 @@ class MemoryUnitOfWork:
         self.outbox = MemoryOutbox(self)
         self.audit = MemoryAuditLog(self)
         self.human = MemoryHuman(self)
+        self.deadlines = MemoryDeadlines(self)
 
     @property
     def working(self) -> MemoryDatabase:

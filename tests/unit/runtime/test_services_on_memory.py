@@ -1,12 +1,14 @@
 """The runtime's services on the in-memory unit of work (``tests/fakes/memory_kit``) and a
 fixed clock: a gateway routes, people claim and complete tasks (authorised, separated,
 idempotent), timers fire when due, a step over its retry ceiling becomes a dead letter that an
-operator reprocesses or abandons. No database: these run in milliseconds."""
+operator reprocesses or abandons, a legal deadline moves its timer and the task's SLA. No
+database: these run in milliseconds."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -14,6 +16,13 @@ from contracts.errors import Forbidden, InvalidTransition, RetryableFailure
 from contracts.kernel import Actor
 from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import StartRequest, StepInput, StepResult
+from services.workflow.calendar import (
+    ESIC_REQUEST,
+    AnnualHoliday,
+    CalendarSpec,
+    ExtensionRefused,
+    seal_spec,
+)
 from services.workflow.forms import decode_snapshot
 from tests.fakes.memory_kit import MemoryKit
 
@@ -305,3 +314,78 @@ async def test_an_abandoned_dead_letter_fails_the_instance(kit: MemoryKit, marke
     assert kit.database.dead_letters[letter_id]["status"] == "abandoned"
     with pytest.raises(InvalidTransition):
         await kit.engine.abandon(letter_id, actor=ANA, reason="again")
+
+
+# --- legal deadlines ----------------------------------------------------------------------------
+
+VITORIA = seal_spec(
+    CalendarSpec(
+        key="br-es-vitoria",
+        version=1,
+        subdivision="ES",
+        municipal_holidays=(AnnualHoliday(name="Aniversario de Vitoria", month=9, day=8),),
+        facultative=("Carnival",),
+    )
+)
+ANSWERED = {
+    "format": 1,
+    "key": "kit.answered",
+    "name": "Answered",
+    "protocol_prefix": "ANS",
+    "nodes": [
+        {"id": "receive", "type": "start", "produces": ["n"], "next": "answer"},
+        {
+            "id": "answer",
+            "name": "Responder",
+            "type": "user_task",
+            "queue": "approval",
+            "timers": [{"id": "prazo", "duration": "P90D", "next": "late"}],
+            "next": "done",
+        },
+        {"id": "done", "type": "end"},
+        {"id": "late", "type": "end", "result": "expired"},
+    ],
+}
+
+
+def _end_of(year: int, month: int, day: int) -> datetime:
+    """23:59:59 in Brasília: when a deadline ending that day ends."""
+    return datetime(year, month, day, 23, 59, 59, tzinfo=ZoneInfo("America/Sao_Paulo"))
+
+
+async def _counting(kit: MemoryKit) -> str:
+    """A request received on Monday 1 March 2027 (Vitória): due Monday 22 March."""
+    await kit.engine.publisher.publish(ANSWERED, actor=AUTHOR)
+    await kit.deadlines.publish_calendar(VITORIA, AUTHOR)
+    kit.clock.set(datetime(2027, 3, 1, 13, tzinfo=UTC))
+    instance_id = await _start(kit, "kit.answered", 1)
+    await kit.deadlines.start(instance_id, "prazo", ESIC_REQUEST, "br-es-vitoria", AUTHOR)
+    return instance_id
+
+
+async def test_a_legal_deadline_moves_the_bound_timer_and_the_task_sla(kit: MemoryKit) -> None:
+    instance_id = await _counting(kit)
+    (view,) = await kit.deadlines.show(instance_id, "prazo")
+    assert view.due_at == _end_of(2027, 3, 22)
+    async with kit.uow() as uow:
+        timer = await uow.deadlines.bound_timer(instance_id, "prazo")
+        (task,) = await uow.tasks.of(instance_id)
+    assert timer is not None and timer.due_at == _end_of(2027, 3, 22)
+    assert task.due_at == _end_of(2027, 3, 22)
+
+    kit.clock.set(datetime(2027, 3, 10, 13, tzinfo=UTC))
+    extended = await kit.deadlines.extend(instance_id, "prazo", "three departments", AUTHOR)
+
+    assert (extended.due_at, extended.extensions_used) == (_end_of(2027, 3, 31), 1)
+    assert kit.database.tasks[task.id].due_at == _end_of(2027, 3, 31)
+    with pytest.raises(ExtensionRefused):
+        await kit.deadlines.extend(instance_id, "prazo", "again", AUTHOR)
+
+
+async def test_the_case_expires_when_its_legal_deadline_passes(kit: MemoryKit) -> None:
+    instance_id = await _counting(kit)
+    kit.clock.set(_end_of(2027, 3, 22) - timedelta(seconds=1))
+    assert await kit.engine.tick() == 0
+    kit.clock.advance(timedelta(seconds=1))
+    assert await kit.engine.tick() == 1
+    assert (await kit.engine.status(instance_id)).status == "expired"
