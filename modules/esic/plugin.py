@@ -17,6 +17,7 @@ from contracts.registries import (
     MigrationRegistrar,
     PermissionRegistrar,
     QueueRegistrar,
+    RouteRegistrar,
     SubjectRegistrar,
     WorkflowRegistrar,
 )
@@ -55,6 +56,7 @@ def tramita_register_permissions(registry: PermissionRegistrar) -> None:
     from modules.esic.case import CONTACT_PERMISSION, REQUESTER_PERMISSION
 
     registry.add(REQUESTER_PERMISSION, "See who made an information request (name, e-mail)")
+    registry.add("esic.statistics", "See the e-SIC statistics and download its open data")
     registry.add(CONTACT_PERMISSION, "See the contact of an identified ombudsman case")
 
 
@@ -111,6 +113,14 @@ def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
 
     for view in case_views(_runtime()):
         registry.add(view)
+
+
+@hookimpl
+def tramita_register_routes(registry: RouteRegistrar) -> None:
+    from modules.esic.stats_pages import public_statistics_router, staff_statistics_router
+
+    registry.add(staff_statistics_router())
+    registry.add(public_statistics_router())
 
 
 @hookimpl

@@ -117,21 +117,28 @@ def p90(values: Sequence[float]) -> float | None:
 
 
 def aggregate(
-    requests: Iterable[RequestFact], appeals: Iterable[AppealFact], zone: tzinfo
+    requests: Iterable[RequestFact],
+    appeals: Iterable[AppealFact],
+    zone: tzinfo,
+    *,
+    by_month: bool = True,
+    by_sector: bool = True,
 ) -> list[StatsRow]:
-    """One row per (month of receipt, sector, definition) that received a request."""
+    """One row per (month of receipt, sector, definition) that received a request; without
+    ``by_month`` or ``by_sector`` that part of the key is ``""`` (every month, every sector)."""
     groups: dict[tuple[str, str, str], list[RequestFact]] = defaultdict(list)
-    month_of_request: dict[str, str] = {}
+    group_of: dict[str, tuple[str, str, str]] = {}
     for r in requests:
-        month = month_of(r.received_at, zone)
-        month_of_request[r.request_id] = month
-        groups[(month, r.sector, r.definition_key)].append(r)
+        month = month_of(r.received_at, zone) if by_month else ""
+        key = (month, r.sector if by_sector else "", r.definition_key)
+        group_of[r.request_id] = key
+        groups[key].append(r)
     appeal_counts: dict[tuple[str, str, str], dict[str, int]] = defaultdict(dict)
     for a in appeals:
-        filed_in = month_of_request.get(a.request_id)
-        if filed_in is None:
+        found = group_of.get(a.request_id)
+        if found is None:
             continue
-        counts = appeal_counts[(filed_in, a.sector, a.definition_key)]
+        counts = appeal_counts[found]
         result = f"{a.instance}:{a.result}"
         counts[result] = counts.get(result, 0) + 1
     rows = []

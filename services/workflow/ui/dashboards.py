@@ -25,6 +25,7 @@ from urllib.parse import urlencode
 from litestar import Controller, Request, Response, get
 
 from contracts.errors import BadRequest, Forbidden
+from core.charts import bar_chart
 from core.i18n import gettext
 from core.localtime import date_text, datetime_text, zone
 from services.workflow.api.dashboard import dashboard_of
@@ -36,7 +37,6 @@ from services.workflow.runtime.kernel.dashboard import (
 )
 from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION
 from services.workflow.runtime.services.units import SUPERVISE_PERMISSION, Scope
-from services.workflow.ui.charts import bar_chart
 from services.workflow.ui.deadline_view import calendar_of
 from services.workflow.ui.deps import inbox_of, scope_of
 from services.workflow.ui.search import STATUSES

@@ -14,8 +14,6 @@ because a person, not a client, reads them.
 from __future__ import annotations
 
 import hashlib
-import uuid
-from collections.abc import Callable, Coroutine
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -26,32 +24,33 @@ from litestar.config.csrf import CSRFConfig
 from litestar.connection import ASGIConnection
 from litestar.datastructures import Cookie
 from litestar.exceptions import HTTPException
-from litestar.handlers.base import BaseRouteHandler
 from litestar.middleware.csrf import CSRFMiddleware
 from litestar.response import Redirect, Template
 from litestar.types import ASGIApp, ExceptionHandlersMap, Receive, Scope, Send
 
-from contracts.errors import Forbidden, NotFound, TramitaError, Unauthenticated
+from contracts.errors import TramitaError, Unauthenticated
 from contracts.kernel import Actor
-from core.auth import TokenClaims, issue_token, read_token
+from core.auth import issue_token
 from core.i18n import gettext
 from core.localtime import DEFAULT_ZONE, date_text, datetime_text
+from core.page_session import PERMISSIONS_KEY as _PERMISSIONS_KEY
+from core.page_session import SESSION_COOKIE as SESSION_COOKIE
+from core.page_session import USER_KEY as _USER_KEY
+from core.page_session import Guard as Guard
+from core.page_session import page_requires as page_requires
+from core.page_session import page_requires_any as page_requires_any
+from core.page_session import platform_of as platform_of
+from core.page_session import session_claims as session_claims
+from core.page_session import session_user as session_user
 from core.problem_headers import limit_headers, problem_headers
 from services.workflow.page_headers import CSP as CSP  # re-exported for the pages
 from services.workflow.page_headers import SCRIPT_CSP as SCRIPT_CSP
 from services.workflow.page_headers import SECURITY_HEADERS as SECURITY_HEADERS
 from services.workflow.ui.people import person
 
-SESSION_COOKIE = "tramita_session"
 SESSION_TTL_S = 8 * 3600
 CMS = "/cms"
 LOGIN = "/cms/login"
-_USER_KEY = "tramita_ui_user"
-_PERMISSIONS_KEY = "tramita_ui_permissions"
-
-
-def platform_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
-    return connection.app.state.platform
 
 
 # --- session -----------------------------------------------------------------------------------
@@ -88,93 +87,11 @@ async def open_session(platform: Any, user_id: str) -> Cookie:
     return session_cookie(platform, token, ttl)
 
 
-def session_claims(connection: ASGIConnection[Any, Any, Any, Any]) -> TokenClaims | None:
-    """The cookie's claims when it is a well-signed, unexpired session token, else ``None``."""
-    token = connection.cookies.get(SESSION_COOKIE)
-    if not token:
-        return None
-    platform = platform_of(connection)
-    try:
-        claims = read_token(
-            platform.settings.secret_key,
-            token,
-            now=platform.clock.now(),
-            max_ttl_s=platform.settings.token_max_ttl_s,
-        )
-        if claims.session_id is None:
-            return None
-        uuid.UUID(claims.session_id)
-        uuid.UUID(claims.user_id)
-    except (Unauthenticated, ValueError):
-        return None
-    return claims
-
-
-async def session_user(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
-    """The signed-in user (cached on the connection); ``Unauthenticated`` sends to login."""
-    state = connection.scope.setdefault("state", {})
-    cached = state.get(_USER_KEY)
-    if cached is not None:
-        return cached
-    claims = session_claims(connection)
-    if claims is None or claims.session_id is None:
-        raise Unauthenticated("sign in to use the admin pages")
-    platform = platform_of(connection)
-    if not await platform.sessions.is_live(claims.session_id, claims.user_id):
-        raise Unauthenticated("the session has ended")
-    try:
-        user = await platform.directory.get_user(claims.user_id)
-    except NotFound as exc:
-        raise Unauthenticated("the session names no known user") from exc
-    if not user.active:
-        raise Unauthenticated("the user is inactive")
-    # The layout's navigation shows only the pages the person may open.
-    state[_PERMISSIONS_KEY] = await platform.directory.of(user.id)
-    state[_USER_KEY] = user
-    return user
-
-
 def ui_actor(connection: ASGIConnection[Any, Any, Any, Any]) -> Actor:
     user = connection.scope.get("state", {}).get(_USER_KEY)
     if user is None:
         raise Unauthenticated("this page has no session guard")
     return Actor(kind="user", id=user.id)
-
-
-Guard = Callable[[ASGIConnection[Any, Any, Any, Any], BaseRouteHandler], Coroutine[Any, Any, None]]
-
-
-def page_requires(permission: str) -> Guard:
-    """Like ``core.auth.requires`` but for the session cookie (the same permission names)."""
-
-    async def guard(
-        connection: ASGIConnection[Any, Any, Any, Any], _handler: BaseRouteHandler
-    ) -> None:
-        user = await session_user(connection)
-        if not await platform_of(connection).directory.has(user.id, permission):
-            raise Forbidden("the user's profile lacks a permission", permission=permission)
-
-    guard.permission = permission  # type: ignore[attr-defined]
-    guard.__name__ = f"page_requires_{permission.replace('.', '_')}"
-    return guard
-
-
-def page_requires_any(*permissions: str) -> Guard:
-    """Like :func:`page_requires`, satisfied by any one of ``permissions``."""
-
-    async def guard(
-        connection: ASGIConnection[Any, Any, Any, Any], _handler: BaseRouteHandler
-    ) -> None:
-        user = await session_user(connection)
-        directory = platform_of(connection).directory
-        for permission in permissions:
-            if await directory.has(user.id, permission):
-                return
-        raise Forbidden("the user's profile lacks a permission", permission=permissions[0])
-
-    guard.permission = permissions[0]  # type: ignore[attr-defined]
-    guard.__name__ = "page_requires_any_" + "_".join(p.replace(".", "_") for p in permissions)
-    return guard
 
 
 def safe_next(target: str | None) -> str:

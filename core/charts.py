@@ -36,10 +36,13 @@ def bar_chart(
     categories: Sequence[str],
     series: Sequence[str],
     values: Sequence[Sequence[int]],
+    texts: Sequence[Sequence[str]] | None = None,
 ) -> Markup:
     """Horizontal grouped bars: one group per category, one bar per series.
 
     ``values[c][s]`` is category ``c``'s number for series ``s``; bars share one scale.
+    ``texts[c][s]``, when given, is what is written for it instead of the number (a public
+    page writes ``<5`` for a suppressed count, whose bar it draws empty).
     """
     top = max((v for row in values for v in row), default=0) or 1
     group_h = len(series) * BAR_H + GAP
@@ -68,16 +71,18 @@ def bar_chart(
         )
         for s, name in enumerate(series):
             value = values[c][s]
+            text = str(value) if texts is None else texts[c][s]
             y = y0 + s * BAR_H
             w = round(BAR_W * value / top)
             colour = COLOURS[s % len(COLOURS)]
             parts.append(
                 f'<rect x="{LABEL_W}" y="{y + 2}" width="{w}" height="{BAR_H - 4}" '
-                f'fill="{colour}"><title>{escape(category)} — {escape(name)}: {value}</title>'
-                "</rect>"
+                f'fill="{colour}"><title>{escape(category)} — {escape(name)}: '
+                f"{escape(text)}</title></rect>"
             )
             parts.append(
-                f'<text x="{LABEL_W + w + 4}" y="{y + BAR_H - 4}" font-size="12">{value}</text>'
+                f'<text x="{LABEL_W + w + 4}" y="{y + BAR_H - 4}" font-size="12">'
+                f"{escape(text)}</text>"
             )
     parts.append("</svg>")
     return Markup("".join(parts))
