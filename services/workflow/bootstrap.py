@@ -37,7 +37,6 @@ from services.workflow.persistence.dashboard_reads import SqlDashboardReads
 from services.workflow.persistence.documents_repo import SqlDocumentRepo
 from services.workflow.persistence.drafts_repo import SqlDraftStore
 from services.workflow.persistence.inbox_repo import SqlInboxQuery
-from services.workflow.persistence.migration_repo import SqlMigrationQueries
 from services.workflow.persistence.search_repo import SqlApiReads
 from services.workflow.persistence.task_records import SqlTaskRecords
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
@@ -303,7 +302,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
     tasks = engine.human
     assert tasks is not None
     executor = step_executor(platform, settings, engine, uow, telemetry)
-    migrator = Migrator(engine, SqlMigrationQueries(), uow)
+    migrator = Migrator(engine, uow)
     operations = OperationService(
         uow_factory=uow,
         store=operation_store,

@@ -22,6 +22,7 @@ import msgspec
 
 from contracts.errors import ConcurrentModification
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen
+from services.workflow.runtime.kernel.state import TERMINAL
 from services.workflow.runtime.ports import (
     HistoryRecord,
     InstanceRecord,
@@ -152,6 +153,14 @@ class MemoryInstances(_Repo):
                 expected_version=expected_version,
             )
         self._db.instances[record.id] = record
+
+    async def in_flight_on(self, version_id: str) -> list[str]:
+        found = [
+            i
+            for i in self._db.instances.values()
+            if i.version_id == version_id and i.status not in TERMINAL
+        ]
+        return [i.id for i in sorted(found, key=lambda i: (i.started_at, i.id))]
 
     async def cancel_open_work(self, instance_id: str, now: datetime) -> None:
         for s in list(self._db.steps.values()):
@@ -451,6 +460,15 @@ class MemoryDeadLetters(_Repo):
         for letter_id in ids:
             await self.resolve(letter_id, status, now)
         return ids
+
+    async def open_of(self, instance_id: str, token_id: str) -> list[str]:
+        """Insertion order: the order the letters were made in (``created_at`` in SQL)."""
+        return [
+            d["id"]
+            for d in self._db.dead_letters.values()
+            if (d.get("instance_id"), d.get("token_id"), d["status"])
+            == (instance_id, token_id, "open")
+        ]
 
 
 class MemoryOutbox(_Repo):

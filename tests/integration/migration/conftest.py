@@ -12,7 +12,6 @@ from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
 from services.workflow.bootstrap import WorkflowService, service_of
-from services.workflow.persistence.migration_repo import SqlMigrationQueries
 from services.workflow.runtime.services.migration import Migrator
 from tests.fakes.purchase import PurchasePlugin
 
@@ -44,4 +43,4 @@ async def wf(
 
 @pytest.fixture
 def migrator(wf: WorkflowService) -> Migrator:
-    return Migrator(wf.engine, SqlMigrationQueries(), wf.uow_factory)
+    return Migrator(wf.engine, wf.uow_factory)

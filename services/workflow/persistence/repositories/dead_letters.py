@@ -58,3 +58,12 @@ class SqlDeadLetters:
                 t.dead_letters.update().where(*mine).values(status=status, resolved_at=now)
             )
         return ids
+
+    async def open_of(self, instance_id: str, token_id: str) -> list[str]:
+        c = t.dead_letters.c
+        rows = await self._db.conn.execute(
+            sa.select(c.id)
+            .where(c.instance_id == instance_id, c.token_id == token_id, c.status == "open")
+            .order_by(c.created_at)
+        )
+        return [r.id for r in rows]

@@ -12,6 +12,7 @@ from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.persistence.repositories import struct
 from services.workflow.persistence.write_buffer import Held, WriteBuffer
+from services.workflow.runtime.kernel.state import TERMINAL
 from services.workflow.runtime.ports import InstanceRecord
 
 
@@ -80,3 +81,12 @@ class SqlInstances:
         params = {"b_instance": instance_id, "b_now": now}
         for statement in (q.CANCEL_OPEN_STEP_RUNS, q.CANCEL_OPEN_TASKS):
             await self._db.write(statement, params)
+
+    async def in_flight_on(self, version_id: str) -> list[str]:
+        c = t.instances.c
+        rows = await self._db.conn.execute(
+            sa.select(c.id)
+            .where(c.version_id == version_id, c.status.not_in(sorted(TERMINAL)))
+            .order_by(c.started_at, c.id)
+        )
+        return [r.id for r in rows]

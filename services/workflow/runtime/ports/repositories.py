@@ -72,6 +72,10 @@ class Instances(Protocol):
         so a store may send it with the commit)."""
         ...
 
+    async def in_flight_on(self, version_id: str) -> list[str]:
+        """Ids of the unfinished instances pinned to a version, oldest first."""
+        ...
+
 
 class History(Protocol):
     """An instance's history rows (``uow.history``)."""
@@ -241,6 +245,10 @@ class DeadLetters(Protocol):
 
     async def resolve_open(self, instance_id: str, status: str, now: datetime) -> list[str]:
         """Close every open dead letter of an instance; returns their ids, oldest first."""
+        ...
+
+    async def open_of(self, instance_id: str, token_id: str) -> list[str]:
+        """Ids of one token's open dead letters, oldest first."""
         ...
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
 
 import msgspec
 
@@ -56,25 +55,11 @@ class Prepared:
     errors: tuple[FieldError, ...] = ()
 
 
-class MigrationQueries(Protocol):
-    """The few queries the migrator needs beyond the unit of work (``persistence`` implements
-    them on the same connection, so they run inside the caller's transaction)."""
-
-    async def in_flight_on(self, uow: UnitOfWork, version_id: str) -> list[str]: ...
-
-    async def open_dead_letters(
-        self, uow: UnitOfWork, instance_id: str, token_id: str
-    ) -> list[str]: ...
-
-
 class Migrator:
     """Runs plans against the database: one unit of work per instance, never implicitly."""
 
-    def __init__(
-        self, engine: Engine, queries: MigrationQueries, uow_factory: Callable[[], UnitOfWork]
-    ) -> None:
+    def __init__(self, engine: Engine, uow_factory: Callable[[], UnitOfWork]) -> None:
         self._engine = engine
-        self._queries = queries
         # A migration writes the same rows (state, history, tasks, timers, outbox) as any other
         # event, through ``Engine.apply_in``, in units of work of the engine's kind.
         self._uow = uow_factory
@@ -110,7 +95,7 @@ class Migrator:
                 raise NotFound(
                     N_("unknown version"), definition_key=definition_key, version=version
                 )
-            return await self._queries.in_flight_on(uow, found.id)
+            return await uow.instances.in_flight_on(found.id)
 
     async def plan(self, request: MigrationRequest) -> MigrationReport:
         """The dry run: what would happen to each chosen instance, and what blocks it."""
@@ -335,7 +320,7 @@ class Migrator:
         return await repair(
             self._engine,
             self._uow,
-            self._queries.open_dead_letters,
+            _open_dead_letters,
             instance_id,
             token_id=token_id,
             to_node=to_node,
@@ -351,3 +336,7 @@ def summary(plans: Iterable[InstancePlan]) -> dict[str, int]:
     for p in plans:
         out[p.result] = out.get(p.result, 0) + 1
     return out
+
+
+async def _open_dead_letters(uow: UnitOfWork, instance_id: str, token_id: str) -> list[str]:
+    return await uow.dead_letters.open_of(instance_id, token_id)

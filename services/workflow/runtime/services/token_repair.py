@@ -18,7 +18,7 @@ from services.workflow.runtime.services.engine import Engine
 from services.workflow.runtime.services.views import instance_view
 
 OpenDeadLetters = Callable[[UnitOfWork, str, str], Awaitable[list[str]]]
-"""The open dead letters of an instance's token (``MigrationQueries.open_dead_letters``)."""
+"""The open dead letters of an instance's token (``uow.dead_letters.open_of``)."""
 
 
 async def repair(
