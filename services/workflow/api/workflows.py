@@ -13,7 +13,7 @@ from contracts.errors import NotFound
 from core.auth import actor_of, requires
 from services.workflow.api.deps import engine_of, reads_of
 from services.workflow.api.schemas import Published
-from services.workflow.definition.bpmn import export_bpmn, import_bpmn
+from services.workflow.definition.bpmn import export_bpmn, import_complete
 from services.workflow.reads.versions import VersionDocument, VersionSummary
 
 BPMN_MEDIA = "application/bpmn+xml"
@@ -73,8 +73,9 @@ class WorkflowController(Controller):
 
     @post("/bpmn", guards=[requires("workflow.publish")], operation_class=BpmnUpload)
     async def publish_bpmn(self, request: Request[Any, Any, Any]) -> Published:
-        """Publish a BPMN 2.0 file in the supported subset (the body is the XML)."""
-        return await _publish(request, import_bpmn(await request.body()))
+        """Publish a BPMN 2.0 file in the supported subset (the body is the XML); refused with
+        every gap when Tramita-only data is missing (``tramita workflow import`` makes a draft)."""
+        return await _publish(request, import_complete(await request.body()).definition)
 
 
 def _without_nulls(value: Any) -> Any:

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 import msgspec
 
-from contracts.errors import NotFound
+from contracts.errors import DefinitionInvalid, NotFound
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest, SubjectRef
 from core.cli import ReadCommand, run_async
+from services.workflow.cli.draft_import import import_cmd
 from services.workflow.cli.instance_list import list_instances_cmd
 from services.workflow.cli.reads import N_, resolve, with_reads
 from services.workflow.cli.text import gettext as _
@@ -87,16 +88,40 @@ def workflow_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def publish_cmd(file: Path, as_json: bool) -> None:
     """Validate and publish a definition (JSON, or BPMN 2.0 XML by extension .bpmn/.xml)."""
-    from services.workflow.definition.bpmn import import_bpmn
+    from services.workflow.cli.draft_import import read_bpmn, refuse
+    from services.workflow.definition.bpmn import gaps_of_import, remap_errors
+    from services.workflow.definition.gaps import GAPS, gaps_of
+    from services.workflow.definition.model import NOT_IN_FORMAT
 
     click.echo(_("publishing %(file)s…") % {"file": file.name}, err=True)
     content = file.read_bytes()
-    data: Any = import_bpmn(content) if file.suffix in (".bpmn", ".xml") else content
+    data: Any = content
+    if file.suffix in (".bpmn", ".xml"):
+        imported = read_bpmn(file)
+        data = imported.definition
+        gaps = gaps_of_import(imported)
+        if gaps:
+            refuse(GAPS, gaps)
 
     async def _publish(service: WorkflowService) -> Any:
-        return await service.engine.publisher.publish(data, actor=CLI_ACTOR)
+        try:
+            return await service.engine.publisher.publish(data, actor=CLI_ACTOR)
+        except DefinitionInvalid as exc:
+            if not exc.errors:
+                raise
+            return exc
 
-    version, created = with_service(_publish)
+    published = with_service(_publish)
+    if isinstance(published, DefinitionInvalid):
+        errors = list(published.errors)
+        if file.suffix in (".bpmn", ".xml"):
+            errors = remap_errors(errors, data, imported.sources)
+        elif published.detail == NOT_IN_FORMAT and isinstance(decoded := _decoded(content), dict):
+            # Parsing stops at the first missing field: list every gap, then the rest.
+            gaps = gaps_of(decoded)
+            errors = gaps + [e for e in errors if e.path not in {g.path for g in gaps}]
+        refuse(published.detail, errors)
+    version, created = published
     emit(
         {
             "key": version.key,
@@ -114,6 +139,13 @@ def publish_cmd(file: Path, as_json: bool) -> None:
             )
         ),
     )
+
+
+def _decoded(content: bytes) -> Any:
+    try:
+        return json.loads(content)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None  # the publisher says why, as before
 
 
 @workflow_group.command("list")
@@ -348,5 +380,6 @@ def tick_cmd(every: float | None) -> None:
 
 
 instance_group.add_command(list_instances_cmd)
+workflow_group.add_command(import_cmd)
 
 COMMANDS = [workflow_group, instance_group, dlq_group, tick_cmd]

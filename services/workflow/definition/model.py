@@ -310,6 +310,10 @@ def node_type(node: Node) -> str:
     return tag
 
 
+NOT_IN_FORMAT: Final = N_("The definition does not follow the format")
+"""The ``detail`` when decoding stopped at a field of the wrong shape (one error only)."""
+
+
 def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
     """Decode a definition, raising :class:`DefinitionInvalid` with plain-sentence errors.
 
@@ -330,7 +334,7 @@ def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
         return msgspec.convert(raw, Definition)
     except msgspec.ValidationError as exc:
         raise DefinitionInvalid(
-            N_("The definition does not follow the format"),
+            NOT_IN_FORMAT,
             errors=[translate_validation_error(exc, raw)],
         ) from None
 

@@ -20,7 +20,7 @@ from contracts.errors import ConcurrentModification, NotFound
 from contracts.kernel import Actor, Clock, IdGen
 from services.workflow.persistence.tables_drafts import drafts
 from services.workflow.persistence.write_buffer import WriteBuffer
-from services.workflow.reads.drafts import Draft
+from services.workflow.reads.drafts import Draft, ImportReport
 
 if TYPE_CHECKING:
     from services.workflow.persistence.unit_of_work import SqlUnitOfWork
@@ -32,6 +32,8 @@ LIST_LIMIT = 200
 def _draft(row: Any) -> Draft:
     values = {str(k): v for k, v in row._mapping.items()}
     values["document"] = msgspec.json.decode(values["document"])
+    report = values.pop("import_report", None)
+    values["import_report"] = None if report is None else msgspec.json.decode(report)
     return msgspec.convert(values, Draft)
 
 
@@ -60,6 +62,8 @@ class SqlDrafts:
     async def add(self, draft: Draft) -> None:
         values = msgspec.structs.asdict(draft)
         values["document"] = _encode(draft.document)
+        if draft.import_report is not None:
+            values["import_report"] = msgspec.json.encode(draft.import_report).decode()
         await self._db.conn.execute(drafts.insert().values(**values))
 
     async def update(
@@ -95,7 +99,13 @@ class SqlDraftStore:
             return await uow.drafts.get(draft_id)
 
     async def create(
-        self, *, key: str, base_version: int | None, document: dict[str, Any], actor: Actor
+        self,
+        *,
+        key: str,
+        base_version: int | None,
+        document: dict[str, Any],
+        actor: Actor,
+        import_report: ImportReport | None = None,
     ) -> Draft:
         now = self._clock.now()
         draft = Draft(
@@ -109,6 +119,7 @@ class SqlDraftStore:
             updated_at=now,
             row_version=1,
             published_version=None,
+            import_report=import_report,
         )
         async with self._uow() as uow:
             await uow.drafts.add(draft)

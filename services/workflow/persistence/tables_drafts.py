@@ -29,5 +29,8 @@ drafts = sa.Table(
     sa.Column("row_version", sa.Integer, nullable=False),
     # The version number publishing produced; NULL while the draft is still being edited.
     sa.Column("published_version", sa.Integer, nullable=True),
+    # For a draft imported from a file: its name, the suggestions read from other modelers'
+    # extensions (for the designer to confirm) and the notes on what was ignored, as JSON.
+    sa.Column("import_report", sa.Text, nullable=True),
     sa.Index("ix_workflow_definition_drafts_key", "definition_key"),
 )

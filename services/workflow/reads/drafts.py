@@ -13,7 +13,18 @@ from typing import Any, Protocol
 
 import msgspec
 
+from contracts.errors import FieldError
 from contracts.kernel import Actor
+from services.workflow.definition.gaps import Suggestion
+
+
+class ImportReport(msgspec.Struct, frozen=True, kw_only=True):
+    """What importing a file into a draft found besides the definition: the file's name,
+    suggestions the designer may confirm, and notes on extensions that were ignored."""
+
+    filename: str
+    suggestions: list[Suggestion] = msgspec.field(default_factory=list)
+    notes: list[FieldError] = msgspec.field(default_factory=list)
 
 
 class Draft(msgspec.Struct, frozen=True, kw_only=True):
@@ -27,6 +38,7 @@ class Draft(msgspec.Struct, frozen=True, kw_only=True):
     updated_at: datetime
     row_version: int
     published_version: int | None
+    import_report: ImportReport | None = None
 
 
 class DraftStore(Protocol):
@@ -41,7 +53,13 @@ class DraftStore(Protocol):
     async def get(self, draft_id: str) -> Draft | None: ...
 
     async def create(
-        self, *, key: str, base_version: int | None, document: dict[str, Any], actor: Actor
+        self,
+        *,
+        key: str,
+        base_version: int | None,
+        document: dict[str, Any],
+        actor: Actor,
+        import_report: ImportReport | None = None,
     ) -> Draft: ...
 
     async def save(

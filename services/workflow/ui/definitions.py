@@ -20,7 +20,7 @@ from litestar.params import FromPath
 from contracts.errors import BadRequest, DefinitionInvalid, FieldError, NotFound
 from core.i18n import gettext
 from services.workflow.api.workflows import _without_nulls
-from services.workflow.definition.bpmn import export_bpmn, import_bpmn_with_sources, remap_errors
+from services.workflow.definition.bpmn import export_bpmn, import_complete, remap_errors
 from services.workflow.reads.versions import VersionDocument
 from services.workflow.ui.definition_views import compare, node_errors, swimlanes
 from services.workflow.ui.deps import engine_of, reads_of
@@ -128,7 +128,7 @@ class DefinitionPagesController(Controller):
         definition: dict[str, Any] = {}
         try:
             if _is_bpmn(upload.filename, data):
-                imported = import_bpmn_with_sources(data)
+                imported = import_complete(data)
                 definition = imported.definition
                 try:
                     version, created = await engine_of(request).publisher.publish(

@@ -33,13 +33,13 @@ def test_workflow_0007_adds_the_key_and_its_index_to_an_older_database(
             conn.execute(
                 sa.text(
                     "UPDATE alembic_version SET version_num = 'workflow_0006' "
-                    "WHERE version_num = 'workflow_0007'"
+                    "WHERE version_num LIKE 'workflow_0%'"
                 )
             )
         assert _shape(engine) == (False, False)
     finally:
         heads = migrate.upgrade(database_url, branches)
-    assert "workflow_0007" in heads
+    assert any(h.startswith("workflow_") and h >= "workflow_0007" for h in heads)
     assert _shape(engine) == (True, True)
     insert = sa.text(
         "INSERT INTO workflow_operations (id, tenant, kind, started_by, started_by_kind, "

@@ -66,28 +66,34 @@ def test_user_task_reads_tramita_queue_and_form() -> None:
     }
 
 
-def test_user_task_reads_camunda_candidate_groups_and_form_key() -> None:
+def suggested(xml: bytes) -> dict[str, str | None]:
+    """The imported suggestions as ``node.field`` → value; the node itself stays without them."""
+    imported = import_bpmn_with_sources(xml)
+    return {f"{s.node}.{s.field}": s.value for s in imported.suggestions}
+
+
+def test_user_task_suggests_camunda_candidate_groups_and_form_key() -> None:
     task = '<bpmn:userTask id="n0" camunda:candidateGroups="buyers" camunda:formKey="order.form"/>'
-    node = import_bpmn(
-        document(chain(task), process=f'id="p" {CAMUNDA} tramita:protocolPrefix="TST"')
-    )["nodes"][1]
-    assert (node["queue"], node["form"]) == ("buyers", "order.form")
+    xml = document(chain(task), process=f'id="p" {CAMUNDA} tramita:protocolPrefix="TST"')
+    assert suggested(xml) == {"n0.queue": "buyers", "n0.form": "order.form"}
+    assert "queue" not in import_bpmn(xml)["nodes"][1]
 
 
-def test_user_task_reads_zeebe_assignment_and_form() -> None:
+def test_user_task_suggests_zeebe_assignment_and_form() -> None:
     task = (
         '<bpmn:userTask id="n0"><bpmn:extensionElements>'
         '<zeebe:assignmentDefinition candidateGroups="managers"/>'
         '<zeebe:formDefinition formKey="purchase.review"/></bpmn:extensionElements></bpmn:userTask>'
     )
-    node = import_bpmn(document(chain(task), process=f'id="p" {ZEEBE}'))["nodes"][1]
-    assert (node["queue"], node["form"]) == ("managers", "purchase.review")
+    xml = document(chain(task), process=f'id="p" {ZEEBE}')
+    assert suggested(xml) == {"n0.queue": "managers", "n0.form": "purchase.review"}
 
 
 def test_tramita_attributes_win_over_camunda_ones() -> None:
     task = '<bpmn:userTask id="n0" tramita:queue="ours" camunda:candidateGroups="theirs"/>'
-    node = import_bpmn(document(chain(task), process=f'id="p" {CAMUNDA}'))["nodes"][1]
-    assert node["queue"] == "ours"
+    xml = document(chain(task), process=f'id="p" {CAMUNDA}')
+    assert import_bpmn(xml)["nodes"][1]["queue"] == "ours"
+    assert suggested(xml) == {}
 
 
 def test_approval_outcomes_come_from_tramita_outcome_or_flow_name() -> None:
@@ -127,6 +133,17 @@ def test_manual_task_imports_as_manual_task() -> None:
             "</bpmn:extensionElements></bpmn:serviceTask>",
             "",
         ),
+    ],
+    ids=["attribute", "extension-element"],
+)
+def test_service_task_binds_a_registered_handler(task: str, namespace: str) -> None:
+    node = import_bpmn(document(chain(task), process=f'id="p" {namespace}'))["nodes"][1]
+    assert node == {"id": "n0", "type": "service_task", "handler": "erp.create_order", "next": "e"}
+
+
+@pytest.mark.parametrize(
+    ("task", "namespace"),
+    [
         (
             '<bpmn:serviceTask id="n0" camunda:type="external" camunda:topic="erp.create_order"/>',
             CAMUNDA,
@@ -138,11 +155,12 @@ def test_manual_task_imports_as_manual_task() -> None:
             ZEEBE,
         ),
     ],
-    ids=["attribute", "extension-element", "camunda-external-topic", "zeebe-task-definition"],
+    ids=["camunda-external-topic", "zeebe-task-definition"],
 )
-def test_service_task_binds_a_registered_handler(task: str, namespace: str) -> None:
-    node = import_bpmn(document(chain(task), process=f'id="p" {namespace}'))["nodes"][1]
-    assert node == {"id": "n0", "type": "service_task", "handler": "erp.create_order", "next": "e"}
+def test_service_task_suggests_the_worker_topic_as_handler(task: str, namespace: str) -> None:
+    xml = document(chain(task), process=f'id="p" {namespace}')
+    assert suggested(xml) == {"n0.handler": "erp.create_order"}
+    assert "handler" not in import_bpmn(xml)["nodes"][1]
 
 
 def test_service_task_marked_integration_keeps_the_alias() -> None:

@@ -12,7 +12,13 @@ from __future__ import annotations
 import pytest
 from bpmnkit import DATA, semantic_errors, xsd_errors
 
-from services.workflow.definition.bpmn import export_bpmn, import_bpmn, normalise
+from services.workflow.definition.bpmn import (
+    export_bpmn,
+    import_bpmn,
+    import_bpmn_with_sources,
+    normalise,
+)
+from services.workflow.definition.gaps import accept
 
 FILES = {
     "camunda7": [
@@ -72,8 +78,11 @@ def test_modeler_file_imports_to_the_expected_nodes(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", list(FILES))
-def test_modeler_file_imports_to_a_valid_definition(name: str) -> None:
-    assert semantic_errors(import_bpmn(read(name))) == []
+def test_modeler_file_imports_to_a_valid_definition_once_suggestions_are_accepted(
+    name: str,
+) -> None:
+    imported = import_bpmn_with_sources(read(name))
+    assert semantic_errors(accept(imported.definition, imported.suggestions)) == []
 
 
 @pytest.mark.parametrize("name", list(FILES))
@@ -84,8 +93,14 @@ def test_modeler_file_survives_export_and_reimport(name: str) -> None:
     assert import_bpmn(exported) == normalise(imported)
 
 
-def test_camunda7_file_maps_camunda_attributes_and_juel_conditions() -> None:
-    nodes = {n["id"]: n for n in import_bpmn(read("camunda7"))["nodes"]}
+def test_camunda7_file_suggests_camunda_attributes_and_maps_juel_conditions() -> None:
+    imported = import_bpmn_with_sources(read("camunda7"))
+    assert {(s.node, s.field, s.value) for s in imported.suggestions} == {
+        ("activity_approve", "queue", "managers"),
+        ("activity_approve", "form", "order.form"),
+        ("activity_create_order", "handler", "erp.create_order"),
+    }
+    nodes = {n["id"]: n for n in accept(imported.definition, imported.suggestions)["nodes"]}
     approve = nodes["activity_approve"]
     assert (approve["queue"], approve["form"]) == ("managers", "order.form")
     assert approve["outcomes"] == {"approve": "activity_create_order", "reject": "event_rejected"}

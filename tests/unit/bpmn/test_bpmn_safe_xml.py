@@ -108,13 +108,17 @@ def test_bpmn_import_elements_are_refused_fast_and_never_fetched() -> None:
     assert caught.value.errors[0].code == "bpmn.unsupported.import"
 
 
-def test_xinclude_is_never_expanded() -> None:
+def test_xinclude_is_refused_not_expanded_nor_dropped() -> None:
     xml = document(
         '<bpmn:documentation>doc<xi:include xmlns:xi="http://www.w3.org/2001/XInclude" '
         'href="/etc/passwd" parse="text"/></bpmn:documentation><bpmn:startEvent id="s"/>',
         process='id="p" tramita:protocolPrefix="TST"',
     )
-    assert import_bpmn(xml)["description"] == "doc"
+    with pytest.raises(TramitaError) as caught:
+        import_bpmn(xml)
+    (error,) = caught.value.errors
+    assert error.code == "bpmn.unsupported.xinclude"
+    assert error.path == "xi:include line 4"
 
 
 def test_refusal_is_a_problem_with_a_reason_and_line() -> None:

@@ -7,7 +7,14 @@ interchange view of it. What is supported, how it maps and what is refused is in
 from __future__ import annotations
 
 from .exporter import export_bpmn
-from .importer import Imported, import_and_validate, import_bpmn, import_bpmn_with_sources
+from .importer import (
+    Imported,
+    gaps_of_import,
+    import_and_validate,
+    import_bpmn,
+    import_bpmn_with_sources,
+    import_complete,
+)
 from .namespaces import TRAMITA
 from .roundtrip import normalise
 from .safe_xml import DEFAULT_LIMITS, XmlLimits, parse_xml
@@ -21,9 +28,11 @@ __all__ = [
     "SourceMap",
     "XmlLimits",
     "export_bpmn",
+    "gaps_of_import",
     "import_and_validate",
     "import_bpmn",
     "import_bpmn_with_sources",
+    "import_complete",
     "normalise",
     "parse_xml",
     "remap_errors",

@@ -13,10 +13,11 @@ from typing import Any, Final
 
 from services.workflow.definition.messages import N_
 
-from .namespaces import BPMN, BPMNDI, TRAMITA, split
+from .namespaces import BPMN, BPMNDI, TRAMITA, XINCLUDE, q, split
 from .nodes import ELEMENT_TYPES
-from .sources import Problems
+from .sources import Origin, Problems
 
+XINCLUDES: Final = (XINCLUDE, "http://www.w3.org/2003/XInclude")
 #: Root-level declarations that only matter to elements we refuse anyway, or to tools.
 IGNORED_ROOT: Final = frozenset(
     {
@@ -31,6 +32,7 @@ IGNORED_ROOT: Final = frozenset(
         "dataStore",
         "resource",
         "interface",
+        "correlationProperty",
     }
 )
 #: Process children that are presentation or documentation only.
@@ -51,8 +53,17 @@ IGNORED_IN_PROCESS: Final = frozenset(
         "monitoring",
     }
 )
+#: ``correlationKey`` groups message correlation properties; with one pool nothing is
+#: exchanged, so it is accepted and has no effect (modelers add it to any collaboration).
 _IGNORED_IN_COLLABORATION: Final = frozenset(
-    {"documentation", "extensionElements", "textAnnotation", "association", "group"}
+    {
+        "documentation",
+        "extensionElements",
+        "textAnnotation",
+        "association",
+        "group",
+        "correlationKey",
+    }
 )
 _CHOREOGRAPHY = N_("choreographies are outside the scope of an internal workflow")
 #: Why common elements are refused, so the message tells the modeler what to do instead
@@ -163,6 +174,13 @@ def scan(root: Any, problems: Problems) -> Scan | None:
             namespace=BPMN,
         )
         return None
+    for namespace in XINCLUDES:
+        for include in root.iter(q(namespace, "include")):
+            problems.add(
+                Origin(tag="xi:include", line=include.sourceline),
+                "unsupported.xinclude",
+                N_("xi:include is refused: a BPMN file is imported alone and nothing is included"),
+            )
     processes, participant = _scan_root(root, problems)
     if not processes:
         problems.add(root, "no_process", N_("the file has no bpmn:process"))

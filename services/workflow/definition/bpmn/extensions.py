@@ -6,10 +6,10 @@ attributes on the BPMN element (``tramita:queue="x"``) or, equivalently, as chil
 has no dedicated spelling travels as ``<tramita:property name="field">JSON</tramita:property>``,
 which is what makes export → import lossless for every field, including ones added later.
 
-Camunda 7 / Zeebe spellings for the same ideas are read too (ours win when both are present),
-so files drawn in Camunda Modeler import without edits. Vendor extensions that carry *code*
-(listeners, Java classes, scripts) are refused rather than silently dropped: a reader of the
-diagram would otherwise believe that code runs.
+Other modelers' spellings for the same ideas are read by :mod:`.vendor`, as suggestions the
+designer confirms. Vendor extensions that carry *code* (listeners, Java classes, scripts) are
+refused here, on any element, rather than silently dropped: a reader of the diagram would
+otherwise believe that code runs.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import msgspec
 
 from services.workflow.definition.messages import N_
 
-from .namespaces import CAMUNDA, TRAMITA, ZEEBE, q, split
+from .namespaces import ACTIVITI, CAMUNDA, FLOWABLE, SPIFF, TRAMITA, VENDORS, ZEEBE, split
 from .sources import Problems
 
 #: definition-format field ↔ tramita attribute, for string-valued fields.
@@ -42,19 +42,29 @@ LISTS: Final = ("consumes", "produces", "requires", "searchable", "personal")
 CONTROL: Final = ("type", "publicLabel", "timerId", "outcome", "businessDays")
 
 _SCALAR_XML: Final = frozenset(SCALARS.values()) | frozenset(CONTROL)
-_CODE_EXTENSIONS: Final = {
-    (CAMUNDA, "executionListener"),
-    (CAMUNDA, "taskListener"),
-    (CAMUNDA, "script"),
-    (ZEEBE, "executionListeners"),
-    (ZEEBE, "taskListeners"),
-    (ZEEBE, "script"),
-}
-_CODE_ATTRIBUTES: Final = ("class", "delegateExpression", "expression", "resultVariable")
+#: Vendor extensions that carry code: refused wherever they appear.
+CODE_ELEMENTS: Final = frozenset(
+    {
+        (CAMUNDA, "executionListener"),
+        (CAMUNDA, "taskListener"),
+        (CAMUNDA, "script"),
+        (ZEEBE, "executionListeners"),
+        (ZEEBE, "taskListeners"),
+        (ZEEBE, "script"),
+        (FLOWABLE, "executionListener"),
+        (FLOWABLE, "taskListener"),
+        (ACTIVITI, "executionListener"),
+        (ACTIVITI, "taskListener"),
+        (SPIFF, "preScript"),
+        (SPIFF, "postScript"),
+    }
+)
+JAVA_STYLE: Final = (CAMUNDA, FLOWABLE, ACTIVITI)
+CODE_ATTRIBUTES: Final = ("class", "delegateExpression", "expression", "resultVariable")
 
 
 class Tramita(msgspec.Struct, kw_only=True):
-    """Everything our namespace says about one element, plus usable vendor equivalents."""
+    """Everything our namespace says about one element."""
 
     scalars: dict[str, str] = msgspec.field(default_factory=dict)
     lists: dict[str, list[str]] = msgspec.field(default_factory=dict)
@@ -127,59 +137,24 @@ def read_tramita(element: Any, problems: Problems) -> Tramita:
         namespace, local = split(child.tag)
         if namespace == TRAMITA:
             _read_child(child, local, data, problems)
-        elif (namespace, local) in _CODE_EXTENSIONS:
+        elif (namespace, local) in CODE_ELEMENTS:
             problems.add(
                 element,
                 "unsupported.code_extension",
                 N_("%(element)s runs code, which Tramita never does; remove it"),
-                element=local,
+                element=f"{VENDORS[namespace]}:{local}",
             )
-    _read_vendor(element, data, problems)
+    _refuse_code(element, problems)
     return data
 
 
-def _single_group(element: Any, value: str, problems: Problems) -> str | None:
-    groups = [g.strip() for g in value.split(",") if g.strip()]
-    if len(groups) > 1:
-        problems.add(
-            element,
-            "extension.several_groups",
-            N_("candidate groups %(groups)s: a task belongs to exactly one queue"),
-            groups=", ".join(groups),
-        )
-        return None
-    return groups[0] if groups else None
-
-
-def _read_vendor(element: Any, data: Tramita, problems: Problems) -> None:
-    """Camunda 7 attributes and Zeebe extension elements, used only where ours are absent."""
-    for attribute in _CODE_ATTRIBUTES:
-        if element.get(q(CAMUNDA, attribute)) is not None:
+def _refuse_code(element: Any, problems: Problems) -> None:
+    for name in element.attrib:
+        namespace, local = split(name)
+        if namespace in JAVA_STYLE and local in CODE_ATTRIBUTES:
             problems.add(
                 element,
                 "unsupported.code_extension",
-                N_("camunda:%(attribute)s binds Java or expression code; use tramita:handler"),
-                attribute=attribute,
+                N_("%(name)s binds Java or expression code; use tramita:handler"),
+                name=f"{VENDORS[namespace]}:{local}",
             )
-    found: dict[str, str | None] = {
-        "queue": element.get(q(CAMUNDA, "candidateGroups")),
-        "form": element.get(q(CAMUNDA, "formKey")),
-        "handler": element.get(q(CAMUNDA, "topic"))
-        if element.get(q(CAMUNDA, "type")) == "external"
-        else None,
-    }
-    for child in extension_children(element):
-        namespace, local = split(child.tag)
-        if namespace != ZEEBE:
-            continue
-        if local == "taskDefinition":
-            found["handler"] = child.get("type")
-        elif local == "assignmentDefinition":
-            found["queue"] = child.get("candidateGroups")
-        elif local == "formDefinition":
-            found["form"] = child.get("formKey") or child.get("formId")
-    if found["queue"] is not None:
-        found["queue"] = _single_group(element, found["queue"], problems)
-    for key, value in found.items():
-        if value:
-            data.scalars.setdefault(key, value.strip())

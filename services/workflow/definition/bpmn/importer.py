@@ -11,11 +11,19 @@ its node paths back onto the BPMN elements too.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
 from contracts.errors import DefinitionInvalid, FieldError, ValidationFailed
+from services.workflow.definition.gaps import (
+    GAPS,
+    HANDLED,
+    HUMAN,
+    WITH_FORM,
+    Suggestion,
+    gaps_of,
+)
 from services.workflow.definition.messages import N_, NOT_VALID
 
 from .document import Scan, scan
@@ -23,17 +31,67 @@ from .expressions import first_child
 from .extensions import read_tramita
 from .flows import Endpoint, collapse_merges, wire
 from .ids import NODE_ID_MAX, NODE_ID_RE, IdAllocator, sanitise_key, sanitise_node_id
-from .namespaces import BPMN
+from .namespaces import BPMN, q
 from .nodes import apply_fields, check_timing, event_definitions, map_node, read_timer
 from .safe_xml import DEFAULT_LIMITS, XmlLimits, parse_xml
 from .sources import Problems, SourceMap, origin_of, remap_errors
+from .vendor import read_vendor, suggested_value
 
 
 class Imported(msgspec.Struct, frozen=True, kw_only=True):
-    """An imported definition and where each of its parts came from in the BPMN file."""
+    """An imported definition and where each of its parts came from in the BPMN file.
+
+    ``suggestions`` are values other modelers' extensions meant for a field (never applied:
+    :func:`services.workflow.definition.gaps.accept` does that when the designer confirms);
+    ``notes`` are extensions read and ignored, each against its element.
+    """
 
     definition: dict[str, Any]
     sources: SourceMap
+    suggestions: list[Suggestion] = msgspec.field(default_factory=list)
+    notes: list[FieldError] = msgspec.field(default_factory=list)
+
+
+#: Which node types a suggested field belongs to.
+_FIELD_TYPES: Final = {"queue": HUMAN, "form": WITH_FORM, "handler": HANDLED}
+
+
+def _lanes(process: Any) -> dict[str, str]:
+    """BPMN node id → name of the innermost lane holding it (lanes often name a role)."""
+    found: dict[str, str] = {}
+    for lane in process.iter(q(BPMN, "lane")):
+        name = str(lane.get("name") or "").strip()
+        for ref in lane.iter(q(BPMN, "flowNodeRef")):
+            if name and (ref.text or "").strip():
+                found[(ref.text or "").strip()] = name
+    return found
+
+
+def _suggest(
+    element: Any, node: dict[str, Any], lane: str | None, problems: Problems
+) -> list[Suggestion]:
+    """Suggestions for the node's empty fields from vendor extensions, or from its lane."""
+    result = []
+    hints = read_vendor(element, problems)
+    if lane is not None and not any(field == "queue" for field, _, _ in hints):
+        hints.append(("queue", "bpmn:lane name", lane))
+    for field, source, original in hints:
+        if node["type"] not in _FIELD_TYPES[field]:
+            if source != "bpmn:lane name":
+                problems.note(
+                    element,
+                    "note.ignored_extension",
+                    N_("%(name)s has no meaning in Tramita and was ignored"),
+                    name=source,
+                )
+        elif field not in node:
+            value = suggested_value(field, original)
+            result.append(
+                Suggestion(
+                    node=node["id"], field=field, source=source, original=original, value=value
+                )
+            )
+    return result
 
 
 def _allocate_ids(elements: Sequence[Any]) -> dict[str, str]:
@@ -103,6 +161,9 @@ def _boundary_timer(
 
 def _convert(found: Scan, problems: Problems) -> Imported:
     definition = _header(found, problems)
+    read_vendor(found.process, problems)
+    lanes = _lanes(found.process)
+    suggestions: list[Suggestion] = []
     sources = SourceMap(process=origin_of(found.process))
     ids = _allocate_ids(found.nodes)
     nodes: list[dict[str, Any]] = []
@@ -121,6 +182,7 @@ def _convert(found: Scan, problems: Problems) -> Imported:
         if node is None:
             found.refused.add(raw)
             continue
+        suggestions += _suggest(element, node, lanes.get(raw), problems)
         if node["type"] == "start":
             starts.append(element)
         nodes.append(node)
@@ -159,9 +221,15 @@ def _convert(found: Scan, problems: Problems) -> Imported:
         endpoints[raw] = Endpoint(element, f"{owner['id']}.timers.{timer['id']}", timer, "boundary")
     wire(found.flows, endpoints, node_ids, found.refused, problems, sources)
     definition["nodes"] = collapse_merges(nodes)
-    for node_id in set(sources.nodes) - {n["id"] for n in definition["nodes"]}:
+    kept = {n["id"] for n in definition["nodes"]}
+    for node_id in set(sources.nodes) - kept:
         del sources.nodes[node_id]
-    return Imported(definition=definition, sources=sources)
+    return Imported(
+        definition=definition,
+        sources=sources,
+        suggestions=[s for s in suggestions if s.node in kept],
+        notes=problems.notes,
+    )
 
 
 def import_bpmn_with_sources(xml: bytes, limits: XmlLimits = DEFAULT_LIMITS) -> Imported:
@@ -178,6 +246,23 @@ def import_bpmn_with_sources(xml: bytes, limits: XmlLimits = DEFAULT_LIMITS) -> 
         raise DefinitionInvalid(N_("The BPMN file has no process."))  # pragma: no cover
     imported = _convert(found, problems)
     problems.raise_if_any()
+    return imported
+
+
+def gaps_of_import(imported: Imported) -> list[FieldError]:
+    """Every gap of the imported definition (:func:`~services.workflow.definition.gaps.gaps_of`,
+    with the suggestions), against the BPMN element and line it came from."""
+    found = gaps_of(imported.definition, imported.suggestions)
+    return remap_errors(found, imported.definition, imported.sources)
+
+
+def import_complete(xml: bytes, limits: XmlLimits = DEFAULT_LIMITS) -> Imported:
+    """Import for publishing as is: refused (``DefinitionInvalid`` listing every gap) when
+    Tramita-only data is missing, suggestions included, since publishing confirms nothing."""
+    imported = import_bpmn_with_sources(xml, limits)
+    gaps = gaps_of_import(imported)
+    if gaps:
+        raise DefinitionInvalid(GAPS, errors=gaps)
     return imported
 
 
@@ -222,4 +307,11 @@ def import_and_validate(
     return imported.definition
 
 
-__all__ = ["Imported", "import_and_validate", "import_bpmn", "import_bpmn_with_sources"]
+__all__ = [
+    "Imported",
+    "gaps_of_import",
+    "import_and_validate",
+    "import_bpmn",
+    "import_bpmn_with_sources",
+    "import_complete",
+]

@@ -18,6 +18,19 @@ TRAMITA: Final = "https://tramita.dev/bpmn"
 CAMUNDA: Final = "http://camunda.org/schema/1.0/bpmn"
 ZEEBE: Final = "http://camunda.org/schema/zeebe/1.0"
 SIGNAVIO: Final = "http://www.signavio.com"
+FLOWABLE: Final = "http://flowable.org/bpmn"
+ACTIVITI: Final = "http://activiti.org/bpmn"
+SPIFF: Final = "http://spiffworkflow.org/bpmn/schema/1.0/core"
+XINCLUDE: Final = "http://www.w3.org/2001/XInclude"
+
+#: Vendor namespaces whose extensions the importer reads (as suggestions) or reports, by prefix.
+VENDORS: Final = {
+    CAMUNDA: "camunda",
+    ZEEBE: "zeebe",
+    FLOWABLE: "flowable",
+    ACTIVITI: "activiti",
+    SPIFF: "spiffworkflow",
+}
 
 #: ``language`` values on formal expressions that we read as CEL (absent also means CEL).
 CEL_LANGUAGE: Final = "https://github.com/google/cel-spec"

@@ -109,6 +109,28 @@ def event_definitions(element: Any, problems: Problems) -> list[Any] | None:
     return found if ok else None
 
 
+#: A literal ISO 8601 duration in another engine's expression language: Zeebe's FEEL
+#: (``=duration("P2D")``, ``="P2D"``), JUEL (``${'P2D'}``) or SpiffWorkflow's Python (``"P2D"``).
+_WRAPPED_DURATION: Final = re.compile(
+    r"""^(?:=\s*|\$\{\s*)?(?:duration\(\s*)?(["'])?(P[0-9YMWDTHS.,]+)\1?\s*\)?\s*\}?$"""
+)
+
+
+def _duration(element: Any, text: str, problems: Problems) -> str:
+    """``text``, or the duration literal inside a vendor expression (noted, not silent)."""
+    match = _WRAPPED_DURATION.fullmatch(text)
+    if match is None or match.group(2) == text:
+        return text
+    problems.note(
+        element,
+        "note.duration_unwrapped",
+        N_('the timer duration "%(original)s" was read as %(duration)s'),
+        original=text,
+        duration=match.group(2),
+    )
+    return match.group(2)
+
+
 def read_timer(definition: Any, problems: Problems) -> dict[str, Any] | None:
     """Duration, business days or until from a ``timerEventDefinition``: at most one of them.
 
@@ -118,7 +140,7 @@ def read_timer(definition: Any, problems: Problems) -> dict[str, Any] | None:
     fields: dict[str, Any] = {}
     duration = first_child(definition, BPMN, "timeDuration")
     if duration is not None:
-        fields["duration"] = "".join(duration.itertext()).strip()
+        fields["duration"] = _duration(duration, "".join(duration.itertext()).strip(), problems)
     date = first_child(definition, BPMN, "timeDate")
     if date is not None:
         until = read_time_date(date, problems)

@@ -31,7 +31,7 @@ class Origin(msgspec.Struct, frozen=True, kw_only=True):
     line: int | None = None
 
     def describe(self) -> str:
-        text = f"bpmn:{self.tag}"
+        text = self.tag if self.tag.split(" ")[0].count(":") else f"bpmn:{self.tag}"
         if self.bpmn_id is not None:
             text += f' id="{self.bpmn_id}"'
         if self.line is not None:
@@ -75,12 +75,18 @@ class Problems:
 
     def __init__(self) -> None:
         self.errors: list[FieldError] = []
+        self.notes: list[FieldError] = []
 
     def add(self, where: Origin | Any, code: str, template: str, **params: str | int) -> None:
         """One problem at ``where``: ``template`` is a catalog msgid (``N_``) filled from
         ``params`` and rendered in the reader's language where it is shown."""
         origin = where if isinstance(where, Origin) else origin_of(where)
         self.errors.append(FieldError.of(origin.describe(), f"bpmn.{code}", template, **params))
+
+    def note(self, where: Origin | Any, code: str, template: str, **params: str | int) -> None:
+        """Something read and deliberately ignored: reported, never a refusal."""
+        origin = where if isinstance(where, Origin) else origin_of(where)
+        self.notes.append(FieldError.of(origin.describe(), f"bpmn.{code}", template, **params))
 
     def raise_if_any(self) -> None:
         if self.errors:
