@@ -1,6 +1,7 @@
 """The runtime's services wired as ``bootstrap.build`` wires them, on the in-memory unit of
 work (``memory_uow``) and a fixed clock: engine, executor, task service, catalog, deadlines,
-and the in-process delivery that relays the outbox to the executor. No database, no platform."""
+units, and the in-process delivery that relays the outbox to the executor. No database, no
+platform."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from services.workflow.rules import RuleEngine
 from services.workflow.runtime.ports import UnitOfWork
 from services.workflow.runtime.ports.deadlines import DeadlineStore
 from services.workflow.runtime.ports.human import HumanStore
+from services.workflow.runtime.ports.units import UnitStore
 from services.workflow.runtime.services.applier import Applier
 from services.workflow.runtime.services.deadline_service import DeadlineService
 from services.workflow.runtime.services.engine import Engine
@@ -30,6 +32,7 @@ from services.workflow.runtime.services.human_policy import Catalog, TaskGuard
 from services.workflow.runtime.services.human_tasks import TaskService
 from services.workflow.runtime.services.legal_time import LegalTime
 from services.workflow.runtime.services.publishing import ModelCompiler
+from services.workflow.runtime.services.units import UnitService
 from tests.fakes.memory_uow import MemoryDatabase, MemoryUnitOfWork
 from tests.fakes.telemetry import NoTelemetry
 
@@ -56,6 +59,10 @@ def human_of(uow: UnitOfWork) -> HumanStore:
 
 def deadlines_of(uow: UnitOfWork) -> DeadlineStore:
     return uow.deadlines
+
+
+def units_of(uow: UnitOfWork) -> UnitStore:
+    return uow.units
 
 
 class MemoryKit:
@@ -135,6 +142,7 @@ class MemoryKit:
         self.deadlines = DeadlineService(
             uow_factory=self.uow, store=deadlines_of, clock=self.clock, legal=legal
         )
+        self.units = UnitService(uow_factory=self.uow, store=units_of, clock=self.clock)
         self.delivery = InProcessDelivery(
             self.uow,
             self.clock,

@@ -1,8 +1,8 @@
 """An in-memory unit of work: the runtime's ports (``runtime.ports``) on Python dicts.
 
-It has the runtime's repositories, ``human`` (``tests/fakes/memory_human``) and ``deadlines``
-(``tests/fakes/memory_deadlines``); not yet ``operations`` or ``units``, whose services are
-tested on the databases.
+It has the runtime's repositories, ``human``, ``deadlines`` and ``units``
+(``tests/fakes/memory_human``, ``memory_deadlines``, ``memory_units``); not yet
+``operations``, whose service is tested on the databases.
 
 ``MemoryDatabase`` holds the committed rows; each ``MemoryUnitOfWork`` works on a copy taken at
 ``async with`` and writes it back at ``commit()``, so a unit of work that is not committed
@@ -37,6 +37,7 @@ from services.workflow.runtime.ports.deadlines import DeadlineRow
 from services.workflow.runtime.ports.human import ActionRecord, FormRecord, QueueRecord
 from tests.fakes.memory_deadlines import MemoryDeadlines, StoredCalendar
 from tests.fakes.memory_human import MemoryHuman
+from tests.fakes.memory_units import MemoryUnits
 
 OPEN_STEPS = ("scheduled", "running")
 OPEN_TASKS = ("ready", "claimed")
@@ -66,6 +67,9 @@ class MemoryDatabase:
     documents: dict[str, set[str]] = field(default_factory=dict)  # instance -> current types
     calendars: dict[tuple[str, int], StoredCalendar] = field(default_factory=dict)
     deadlines: dict[tuple[str, str], DeadlineRow] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)  # key -> name
+    unit_queues: dict[str, str] = field(default_factory=dict)  # queue -> unit
+    supervisors: set[tuple[str, str]] = field(default_factory=set)  # (unit, user id)
     last_outbox_id: int = 0
     commits: int = 0
 
@@ -522,6 +526,7 @@ class MemoryUnitOfWork:
         self.audit = MemoryAuditLog(self)
         self.human = MemoryHuman(self)
         self.deadlines = MemoryDeadlines(self)
+        self.units = MemoryUnits(self)
 
     @property
     def working(self) -> MemoryDatabase:

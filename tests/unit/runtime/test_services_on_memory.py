@@ -1,8 +1,8 @@
 """The runtime's services on the in-memory unit of work (``tests/fakes/memory_kit``) and a
 fixed clock: a gateway routes, people claim and complete tasks (authorised, separated,
 idempotent), timers fire when due, a step over its retry ceiling becomes a dead letter that an
-operator reprocesses or abandons, a legal deadline moves its timer and the task's SLA. No
-database: these run in milliseconds."""
+operator reprocesses or abandons, a legal deadline moves its timer and the task's SLA, a
+supervisor oversees the queues of their units. No database: these run in milliseconds."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from contracts.errors import Forbidden, InvalidTransition, RetryableFailure
+from contracts.errors import Forbidden, InvalidTransition, NotFound, RetryableFailure
 from contracts.kernel import Actor
 from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import StartRequest, StepInput, StepResult
@@ -24,6 +24,7 @@ from services.workflow.calendar import (
     seal_spec,
 )
 from services.workflow.forms import decode_snapshot
+from services.workflow.runtime.services.units import Scope
 from tests.fakes.memory_kit import MemoryKit
 
 AUTHOR = Actor(id="00000000-0000-7000-8000-00000000a001")
@@ -389,3 +390,31 @@ async def test_the_case_expires_when_its_legal_deadline_passes(kit: MemoryKit) -
     kit.clock.advance(timedelta(seconds=1))
     assert await kit.engine.tick() == 1
     assert (await kit.engine.status(instance_id)).status == "expired"
+
+
+# --- organisational units -----------------------------------------------------------------------
+
+
+async def test_a_supervisor_oversees_the_queues_of_their_units_only(kit: MemoryKit) -> None:
+    admin = Actor.system("t")
+    assert await kit.units.add("saude", "Secretaria de Saúde", actor=admin, reason="r")
+    assert not await kit.units.add("saude", "Secretaria de Saúde", actor=admin, reason="r")
+    assert await kit.units.add_queue("saude", "kit.reviewers", actor=admin, reason="r")
+    assert await kit.units.add("obras", "Secretaria de Obras", actor=admin, reason="r")
+    assert await kit.units.add_queue("obras", "kit.operators", actor=admin, reason="r")
+    assert await kit.units.add_supervisor("saude", BIA.id, actor=admin, reason="r")
+
+    scope = await kit.units.scope(BIA.id, admin=False, supervise=True)
+
+    assert scope.queues() == frozenset({"kit.reviewers"})
+    with pytest.raises(NotFound):
+        scope.queues("obras")
+    assert await kit.units.scope(ANA.id, admin=False, supervise=True) == Scope(admin=False)
+    assert (await kit.units.scope(ANA.id, admin=True, supervise=False)).queues() is None
+    assert [e.action for e in kit.database.audit if e.object_type == "workflow_unit"] == [
+        "workflow.unit.created",
+        "workflow.unit.queue_assigned",
+        "workflow.unit.created",
+        "workflow.unit.queue_assigned",
+        "workflow.unit.supervisor_added",
+    ]
