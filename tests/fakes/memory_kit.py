@@ -1,7 +1,7 @@
 """The runtime's services wired as ``bootstrap.build`` wires them, on the in-memory unit of
 work (``memory_uow``) and a fixed clock: engine, executor, task service, catalog, deadlines,
-units, and the in-process delivery that relays the outbox to the executor. No database, no
-platform."""
+units, long operations, and the in-process delivery that relays the outbox to the executor and
+the operations' runner. No database, no platform."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from services.workflow.rules import RuleEngine
 from services.workflow.runtime.ports import UnitOfWork
 from services.workflow.runtime.ports.deadlines import DeadlineStore
 from services.workflow.runtime.ports.human import HumanStore
+from services.workflow.runtime.ports.operations import OperationStore
 from services.workflow.runtime.ports.units import UnitStore
 from services.workflow.runtime.services.applier import Applier
 from services.workflow.runtime.services.deadline_service import DeadlineService
@@ -31,6 +32,8 @@ from services.workflow.runtime.services.executor import Executor
 from services.workflow.runtime.services.human_policy import Catalog, TaskGuard
 from services.workflow.runtime.services.human_tasks import TaskService
 from services.workflow.runtime.services.legal_time import LegalTime
+from services.workflow.runtime.services.migration import Migrator
+from services.workflow.runtime.services.operations import OperationService
 from services.workflow.runtime.services.publishing import ModelCompiler
 from services.workflow.runtime.services.units import UnitService
 from tests.fakes.memory_uow import MemoryDatabase, MemoryUnitOfWork
@@ -63,6 +66,10 @@ def deadlines_of(uow: UnitOfWork) -> DeadlineStore:
 
 def units_of(uow: UnitOfWork) -> UnitStore:
     return uow.units
+
+
+def operations_of(uow: UnitOfWork) -> OperationStore:
+    return uow.operations
 
 
 class MemoryKit:
@@ -143,10 +150,22 @@ class MemoryKit:
             uow_factory=self.uow, store=deadlines_of, clock=self.clock, legal=legal
         )
         self.units = UnitService(uow_factory=self.uow, store=units_of, clock=self.clock)
+        self.operations = OperationService(
+            uow_factory=self.uow,
+            store=operations_of,
+            clock=self.clock,
+            ids=self.ids,
+            tenant="default",
+            tasks=self.tasks,
+            migrator=Migrator(self.engine, self.uow),
+            wakeup=lambda: None,
+            runner_name="w1",
+            abandon_letter=self.engine.abandon,
+        )
         self.delivery = InProcessDelivery(
             self.uow,
             self.clock,
-            Dispatcher(self.executor, {}, self.uow, self.clock),
+            Dispatcher(self.executor, {}, self.uow, self.clock, operations=self.operations.run),
             wake=asyncio.Event(),
             recover=self.executor.recover_expired,
         )

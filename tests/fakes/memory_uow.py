@@ -1,8 +1,8 @@
 """An in-memory unit of work: the runtime's ports (``runtime.ports``) on Python dicts.
 
-It has the runtime's repositories, ``human``, ``deadlines`` and ``units``
-(``tests/fakes/memory_human``, ``memory_deadlines``, ``memory_units``); not yet
-``operations``, whose service is tested on the databases.
+Beside the runtime's repositories it has the service's stores: ``human``, ``deadlines``,
+``units`` and ``operations`` (``tests/fakes/memory_human``, ``memory_deadlines``,
+``memory_units``, ``memory_operations``).
 
 ``MemoryDatabase`` holds the committed rows; each ``MemoryUnitOfWork`` works on a copy taken at
 ``async with`` and writes it back at ``commit()``, so a unit of work that is not committed
@@ -35,8 +35,10 @@ from services.workflow.runtime.ports import (
 )
 from services.workflow.runtime.ports.deadlines import DeadlineRow
 from services.workflow.runtime.ports.human import ActionRecord, FormRecord, QueueRecord
+from services.workflow.runtime.ports.operations import Operation, OperationItem
 from tests.fakes.memory_deadlines import MemoryDeadlines, StoredCalendar
 from tests.fakes.memory_human import MemoryHuman
+from tests.fakes.memory_operations import MemoryOperations
 from tests.fakes.memory_units import MemoryUnits
 
 OPEN_STEPS = ("scheduled", "running")
@@ -70,6 +72,8 @@ class MemoryDatabase:
     units: dict[str, str] = field(default_factory=dict)  # key -> name
     unit_queues: dict[str, str] = field(default_factory=dict)  # queue -> unit
     supervisors: set[tuple[str, str]] = field(default_factory=set)  # (unit, user id)
+    operations: dict[str, Operation] = field(default_factory=dict)
+    operation_items: dict[str, dict[str, OperationItem]] = field(default_factory=dict)
     last_outbox_id: int = 0
     commits: int = 0
 
@@ -527,6 +531,7 @@ class MemoryUnitOfWork:
         self.human = MemoryHuman(self)
         self.deadlines = MemoryDeadlines(self)
         self.units = MemoryUnits(self)
+        self.operations = MemoryOperations(self)
 
     @property
     def working(self) -> MemoryDatabase:

@@ -2,7 +2,8 @@
 fixed clock: a gateway routes, people claim and complete tasks (authorised, separated,
 idempotent), timers fire when due, a step over its retry ceiling becomes a dead letter that an
 operator reprocesses or abandons, a legal deadline moves its timer and the task's SLA, a
-supervisor oversees the queues of their units. No database: these run in milliseconds."""
+supervisor oversees the queues of their units, long operations run item by item. No database:
+these run in milliseconds."""
 
 from __future__ import annotations
 
@@ -418,3 +419,38 @@ async def test_a_supervisor_oversees_the_queues_of_their_units_only(kit: MemoryK
         "workflow.unit.queue_assigned",
         "workflow.unit.supervisor_added",
     ]
+
+
+# --- long operations ----------------------------------------------------------------------------
+
+MISSING = "00000000-0000-7000-8000-000000000000"
+
+
+async def test_a_bulk_claim_operation_counts_each_task_and_keeps_going_past_refusals(
+    kit: MemoryKit,
+) -> None:
+    free = [await _task(kit, await _start(kit, "kit.reviewed", i)) for i in range(2)]
+    started = await kit.operations.start("bulk_claim", [free[0], MISSING, free[1]], actor=ANA)
+    again = await kit.operations.start("bulk_claim", [free[0], MISSING, free[1]], actor=ANA)
+    assert again.id == started.id  # the same selection while it runs: the same operation
+
+    await kit.delivery.drain()
+
+    over = await kit.operations.get(started.id)
+    assert (over.status, over.total, over.done, over.refused) == ("finished", 3, 2, 1)
+    refused = await kit.operations.items(started.id, refused_only=True)
+    assert [(i.item_id, i.code) for i in refused] == [(MISSING, "unknown_task")]
+    assert [kit.database.tasks[t].assignee for t in free] == [ANA.id, ANA.id]
+
+
+async def test_giving_up_dead_letters_in_the_background_fails_their_instances(
+    kit: MemoryKit, marker: Marker
+) -> None:
+    instance_id, letter_id = await _dead_lettered(kit, marker)
+    started = await kit.operations.start(
+        "dead_letter_abandon", [letter_id, letter_id], actor=ANA, reason="partner gone"
+    )
+    await kit.delivery.drain()
+    over = await kit.operations.get(started.id)
+    assert (over.status, over.total, over.done) == ("finished", 1, 1)
+    assert (await kit.engine.status(instance_id)).status == "failed"
