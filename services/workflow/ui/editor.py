@@ -29,6 +29,7 @@ from contracts.errors import (
     FieldError,
     NotFound,
 )
+from core.i18n import localized
 from core.numbers import whole_number
 from services.workflow.definition.drafts.ops import (
     IDENTIFIER,
@@ -41,6 +42,7 @@ from services.workflow.definition.drafts.ops import (
     node_ids,
 )
 from services.workflow.definition.drafts.props import RESULTS, set_header
+from services.workflow.definition.gaps import Suggestion, accept, gaps_of, pending
 from services.workflow.reads.drafts import Draft
 from services.workflow.ui.definition_views import node_errors
 from services.workflow.ui.deps import engine_of, reads_of
@@ -72,7 +74,7 @@ class DraftEditorController(Controller):
     async def show(self, request: Request[Any, Any, Any], draft_id: FromPath[str]) -> Response[Any]:
         draft = await _draft(request, draft_id)
         checked = request.query_params.get("check") == "1"
-        errors = _validation(request, draft.document) if checked else []
+        errors = _validation(request, draft) if checked else []
         return await _editor(request, draft, checked=checked, errors=errors, from_query=True)
 
     @post("/{draft_id:str}/header", status_code=303)
@@ -120,6 +122,30 @@ class DraftEditorController(Controller):
             request, draft_id, failed, lambda doc: operation(doc, node_id, values), action
         )
 
+    @post("/{draft_id:str}/suggestions", status_code=303)
+    async def accept_suggestion(
+        self, request: Request[Any, Any, Any], draft_id: FromPath[str]
+    ) -> Response[Any]:
+        """Confirm one suggestion of the imported file (``index``), or all (``index=all``)."""
+        values = read_values(await request.form(), ("index", "row_version"))
+        draft = await _draft(request, draft_id)
+        offered = draft.import_report.suggestions if draft.import_report else []
+        number = whole_number(values["index"])
+        if values["index"] == "all":
+            chosen = offered
+        else:
+            chosen = [] if number is None else offered[number : number + 1]
+        if not chosen:
+            raise NotFound("unknown suggestion of this draft", index=values["index"])
+        focus = chosen[0].node if len(chosen) == 1 else None
+        return await _apply(
+            request,
+            draft_id,
+            Failed("suggestion", None, values),
+            lambda doc: Applied(accept(doc, chosen), focus),
+            "suggestion",
+        )
+
     @post("/{draft_id:str}/publish", status_code=303)
     async def publish(
         self, request: Request[Any, Any, Any], draft_id: FromPath[str]
@@ -129,6 +155,11 @@ class DraftEditorController(Controller):
         if expected != draft.row_version:
             return await _conflict(request, draft_id, Failed("publish", None, {}))
         actor = ui_actor(request)
+        gaps = gaps_of(draft.document, _offered(draft))
+        if gaps:
+            return await _editor(
+                request, draft, checked=True, errors=gaps, refused=True, status_code=422
+            )
         try:
             version, created = await engine_of(request).publisher.publish(
                 draft.document, actor=actor
@@ -211,10 +242,18 @@ def _expected(values: Mapping[str, str]) -> int:
 # --- rendering -------------------------------------------------------------------------------
 
 
-def _validation(request: Request[Any, Any, Any], document: Document) -> list[FieldError]:
-    """The engine's own compile: every check publishing runs, nothing stored."""
+def _offered(draft: Draft) -> list[Suggestion]:
+    return list(draft.import_report.suggestions) if draft.import_report else []
+
+
+def _validation(request: Request[Any, Any, Any], draft: Draft) -> list[FieldError]:
+    """Every gap at once (parsing would stop at the first), else the engine's own compile:
+    every check publishing runs, nothing stored."""
+    gaps = gaps_of(draft.document, _offered(draft))
+    if gaps:
+        return gaps
     try:
-        engine_of(request).compiler.compile(document)
+        engine_of(request).compiler.compile(draft.document)
     except DefinitionInvalid as exc:
         return _errors_of(exc)
     return []
@@ -264,7 +303,23 @@ async def _editor(
         queues=sorted(known.queues),
         handlers=sorted(known.handlers),
         forms=sorted(f for f in known.forms if "@" not in f),
+        imported=_imported(draft),
     )
+
+
+def _imported(draft: Draft) -> dict[str, Any] | None:
+    """The import panel: the file, the gaps left, the suggestions still open (with their
+    index in the report, which the accept form posts) and the notes."""
+    report = draft.import_report
+    if report is None:
+        return None
+    open_ = pending(draft.document, report.suggestions)
+    return {
+        "filename": report.filename,
+        "gaps": [localized(g) for g in gaps_of(draft.document, report.suggestions)],
+        "suggestions": [(i, s) for i, s in enumerate(report.suggestions) if s in open_],
+        "notes": [localized(n) for n in report.notes],
+    }
 
 
 async def _latest(request: Request[Any, Any, Any], key: str) -> int | None:

@@ -77,6 +77,7 @@ LABELS: Final[Mapping[str, str]] = {
     "node_type": N_("Type"),
     "after": N_("Insert after"),
     "protocol_prefix": N_("Protocol prefix"),
+    "file": N_("BPMN file"),
     "description": N_("Description"),
     "key": N_("Key of the definition"),
     "version": N_("Version"),

@@ -1,5 +1,6 @@
-"""The drafts list and starting a draft: from scratch (a start and an end) or from a published
-version (a copy of its definition document). Guarded by ``workflow.publish`` like the editor.
+"""The drafts list and starting a draft: from scratch (a start and an end), from a published
+version (a copy of its definition document) or from a BPMN file drawn in any modeler (its gaps
+and suggestions kept with it). Guarded by ``workflow.publish`` like the editor.
 """
 
 from __future__ import annotations
@@ -9,20 +10,24 @@ from typing import Any, Final
 
 from litestar import Controller, Request, Response, get, post
 from litestar.connection import ASGIConnection
+from litestar.datastructures import UploadFile
 
-from contracts.errors import NotFound
-from core.i18n import gettext
+from contracts.errors import BadRequest, FieldError, NotFound, TramitaError
+from core.i18n import N_, gettext, localized
 from core.numbers import whole_number
+from services.workflow.definition.bpmn import import_bpmn_with_sources
 from services.workflow.definition.drafts.ops import OpError
 from services.workflow.definition.drafts.props import new_document
 from services.workflow.handles import handles_of
-from services.workflow.reads.drafts import DraftStore
+from services.workflow.reads.drafts import DraftStore, ImportReport
 from services.workflow.ui.deps import reads_of
 from services.workflow.ui.editor_forms import Failed, read_values
 from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor
 
 DRAFTS: Final = "/cms/workflow/drafts"
 BLANK_FIELDS: Final = ("key", "name", "protocol_prefix")
+MAX_FILE: Final = 200 * 1024
+"""Under the UI router's body limit, like the publish page's; a BPMN file is a few kilobytes."""
 
 
 def drafts_of(connection: ASGIConnection[Any, Any, Any, Any]) -> DraftStore:
@@ -88,9 +93,43 @@ class NewDraftController(Controller):
         )
         return see_other(f"{DRAFTS}/{draft.id}?msg=copied")
 
+    @post("/import", status_code=303)
+    async def create_from_file(self, request: Request[Any, Any, Any]) -> Response[Any]:
+        """A BPMN file from any modeler: refused with every problem (element, line, reason),
+        or a draft whose gaps and suggestions the editor lists."""
+        upload = (await request.form()).get("file")
+        if not isinstance(upload, UploadFile) or not upload.filename:
+            failed = Failed("import", None, {}, {"file": gettext("Choose a file.")}, ("file",))
+            return await _new_page(request, failed, "", status_code=422)
+        data = await upload.read(MAX_FILE + 1)
+        try:
+            if len(data) > MAX_FILE:
+                raise BadRequest(N_("The file is too large."))
+            imported = import_bpmn_with_sources(data)
+        except TramitaError as exc:
+            errors = list(exc.errors) or [FieldError.of(upload.filename, "file", exc.detail)]
+            return await _new_page(request, None, "", status_code=422, refused=errors)
+        report = ImportReport(
+            filename=upload.filename[:200], suggestions=imported.suggestions, notes=imported.notes
+        )
+        definition = imported.definition
+        draft = await drafts_of(request).create(
+            key=str(definition.get("key") or "imported"),
+            base_version=None,
+            document=definition,
+            actor=ui_actor(request),
+            import_report=report,
+        )
+        return see_other(f"{DRAFTS}/{draft.id}?msg=imported")
+
 
 async def _new_page(
-    request: Request[Any, Any, Any], failed: Failed | None, chosen: str, *, status_code: int = 200
+    request: Request[Any, Any, Any],
+    failed: Failed | None,
+    chosen: str,
+    *,
+    status_code: int = 200,
+    refused: list[FieldError] | None = None,
 ) -> Response[Any]:
     versions = sorted(await reads_of(request).versions(None), key=lambda v: (v.key, -v.version))
     return page(
@@ -100,6 +139,7 @@ async def _new_page(
         versions=versions,
         chosen=chosen,
         failed=failed,
+        refused=[localized(e) for e in refused or []],
     )
 
 
