@@ -25,6 +25,7 @@ requests = sa.Table(
     sa.Column("protocol", sa.String(40), nullable=True),
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.Index("ix_esic_requests_created", "created_at"),
 )
 
 cases = sa.Table(

@@ -75,6 +75,7 @@ instances = sa.Table(
     sa.Index("ix_workflow_instances_subject", "subject_type", "subject_id"),
     sa.Index("ix_workflow_instances_business_key", "business_key"),
     sa.Index("ix_workflow_instances_updated", "status", "updated_at"),
+    sa.Index("ix_workflow_instances_started", "definition_key", "started_at"),
 )
 
 step_runs = sa.Table(

@@ -26,12 +26,12 @@ def test_workflow_0008_adds_the_import_report_to_an_older_database(
             conn.execute(
                 sa.text(
                     "UPDATE alembic_version SET version_num = 'workflow_0007' "
-                    "WHERE version_num = 'workflow_0008'"
+                    "WHERE version_num LIKE 'workflow_0%'"
                 )
             )
         assert not _has_column(engine)
         heads = migrate.upgrade(database_url, platform.collected.migrations)
-        assert "workflow_0008" in heads
+        assert any(h.startswith("workflow_") and h >= "workflow_0008" for h in heads)
         assert _has_column(engine)
     finally:
         engine.dispose()

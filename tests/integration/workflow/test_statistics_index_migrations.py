@@ -1,0 +1,47 @@
+"""workflow_0009 and esic_0002 on a database made before them (both backends): the indexes the
+e-SIC statistics read by (instances by definition and start, requests by receipt) appear."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from core import migrate
+from core.app import Platform
+from core.db import sync_url
+
+INDEXES = (
+    ("workflow_instances", "ix_workflow_instances_started", "workflow_0009", "workflow_0008"),
+    ("esic_requests", "ix_esic_requests_created", "esic_0002", "esic_0001"),
+)
+
+
+def _indexes(engine: sa.Engine) -> set[str]:
+    inspector = sa.inspect(engine)
+    return {
+        i["name"] or ""
+        for table in ("workflow_instances", "esic_requests")
+        for i in inspector.get_indexes(table)
+    }
+
+
+def test_the_statistics_indexes_are_added_to_an_older_database(
+    database_url: str, platform: Platform
+) -> None:
+    engine = sa.create_engine(sync_url(database_url))
+    try:
+        with engine.begin() as conn:
+            for _table, index, revision, before in INDEXES:
+                conn.execute(sa.text(f"DROP INDEX {index}"))
+                conn.execute(
+                    sa.text(
+                        "UPDATE alembic_version SET version_num = :before WHERE version_num = :rev"
+                    ),
+                    {"before": before, "rev": revision},
+                )
+        assert not {i[1] for i in INDEXES} & _indexes(engine)
+    finally:
+        heads = migrate.upgrade(database_url, platform.collected.migrations)
+    assert "esic_0002" in heads
+    assert any(h.startswith("workflow_") and h >= "workflow_0009" for h in heads)
+    assert {i[1] for i in INDEXES} <= _indexes(engine)
+    engine.dispose()
