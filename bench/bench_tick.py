@@ -3,9 +3,10 @@
 A throwaway database is created and migrated; one instance of a ``start -> timer (PT1H) ->
 end`` workflow is started through the engine, then cloned with ``generate_series`` (instance
 rows and their pending timer) so every timer is a real one ``decide()`` accepts. The clock
-moves past the due time and ``Engine.tick`` fires them all (each in its own transaction, as in
-production); prints one JSON line. Optionally ``TRAMITA_BENCH_TICKERS=2`` runs two ticks at
-once in one process (separate connections), to show ``SKIP LOCKED`` sharing the work.
+moves past the due time and ``Engine.tick`` fires them all, in batches of 500 per transaction
+(``SKIP LOCKED``), as in production; prints one JSON line. ``TRAMITA_BENCH_TICKERS=N`` runs N
+tick processes at once (real processes, each booted before the clock starts), and reports
+the figure per process and for all together.
 
 Run: ``python bench/bench_tick.py`` (``TRAMITA_BENCH_TIMERS`` to change the count).
 """
@@ -16,6 +17,7 @@ import asyncio
 import json
 import os
 import platform
+import subprocess
 import sys
 import time
 from datetime import UTC, datetime, timedelta
@@ -78,15 +80,57 @@ async def _run(url: str) -> dict[str, float]:
             for statement in CLONE.split(";\n"):
                 if statement.strip():
                     conn.execute(statement, {"n": TIMERS - 1, "seed": seed.id})  # type: ignore[arg-type]
-        clock.set(T0 + timedelta(hours=2))
-        t0 = time.perf_counter()
-        counts = await asyncio.gather(*(engine.tick(limit=500) for _ in range(TICKERS)))
-        elapsed = time.perf_counter() - t0
     finally:
         await booted.close()
-    fired = sum(counts)
+    later = (T0 + timedelta(hours=2)).isoformat()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--tick", url, later],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(TICKERS)
+    ]
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    t0 = time.perf_counter()
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    each = [json.loads(proc.communicate()[0].strip().splitlines()[-1]) for proc in procs]
+    elapsed = time.perf_counter() - t0
+    fired = sum(e["fired"] for e in each)
     assert fired == TIMERS, (fired, TIMERS)
-    return {"fired": fired, "seconds": round(elapsed, 1), "timers_per_s": round(fired / elapsed)}
+    return {
+        "fired": fired,
+        "seconds": round(elapsed, 1),
+        "timers_per_s": round(fired / elapsed),
+        "per_process": [
+            {"fired": e["fired"], "seconds": e["seconds"], "timers_per_s": e["timers_per_s"]}
+            for e in each
+        ],
+    }
+
+
+async def _tick(url: str, later: str) -> None:
+    """One tick process: boot, say ready, wait for go, tick everything, print its figures."""
+    from services.workflow.bootstrap import service_of
+
+    clock = FixedClock(datetime.fromisoformat(later))
+    booted = await Platform.boot(Settings(database_url=url), clock=clock, ids=UUIDv7Gen())
+    try:
+        engine = service_of(booted).engine
+        print("ready", flush=True)
+        sys.stdin.readline()
+        t0 = time.perf_counter()
+        fired = await engine.tick(limit=500)
+        seconds = time.perf_counter() - t0
+    finally:
+        await booted.close()
+    rate = round(fired / seconds) if seconds else 0
+    print(json.dumps({"fired": fired, "seconds": round(seconds, 2), "timers_per_s": rate}))
 
 
 def main() -> None:
@@ -119,4 +163,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--tick"]:
+        asyncio.run(_tick(sys.argv[2], sys.argv[3]))
+    else:
+        main()

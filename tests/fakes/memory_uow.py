@@ -145,6 +145,9 @@ class MemoryInstances(_Repo):
     async def lock(self, instance_id: str) -> InstanceRecord | None:
         return self._db.instances.get(instance_id)
 
+    async def lock_many(self, instance_ids: list[str]) -> dict[str, InstanceRecord]:
+        return {i: self._db.instances[i] for i in sorted(instance_ids) if i in self._db.instances}
+
     async def get(self, instance_id: str) -> InstanceRecord | None:
         return self._db.instances.get(instance_id)
 
@@ -428,10 +431,6 @@ class MemoryTimers(_Repo):
     async def lock(self, timer_row_id: str) -> TimerRecord | None:
         return self._db.timers.get(timer_row_id)
 
-    async def due(self, now: datetime, limit: int) -> list[TimerRecord]:
-        found = [t for t in self._db.timers.values() if t.status == "pending" and t.due_at <= now]
-        return sorted(found, key=lambda t: t.due_at)[:limit]
-
     async def of(self, instance_id: str) -> list[TimerRecord]:
         return [t for t in self._db.timers.values() if t.instance_id == instance_id]
 
@@ -441,6 +440,17 @@ class MemoryTimers(_Repo):
             return False
         self._db.timers[timer_id] = msgspec.structs.replace(timer, status="fired", fired_at=now)
         return True
+
+    async def claim_due(self, now: datetime, limit: int) -> list[TimerRecord]:
+        found = [
+            t
+            for t in self._db.timers.values()
+            if t.status == "pending" and t.due_at <= now and t.instance_id in self._db.instances
+        ]
+        return sorted(found, key=lambda t: (t.due_at, t.id))[:limit]
+
+    async def mark_fired_many(self, timer_ids: list[str], now: datetime) -> set[str]:
+        return {i for i in timer_ids if await self.mark_fired(i, now)}
 
 
 class MemoryDeadLetters(_Repo):

@@ -143,6 +143,9 @@ class WriteBuffer:
         """Whether the COMMIT carries a NOTIFY for the outbox relays."""
         self.chain_locked = False
         """Whether the audit chain's lock is among the held writes already."""
+        self.instance_insert_held = False
+        """Whether an instance's INSERT is among the held writes (its first update is then
+        sent at once: the checked form needs the row on the server)."""
         self._conn: AsyncConnection | None = None
         self._facade: AsyncConnection | None = None
 
@@ -150,11 +153,12 @@ class WriteBuffer:
         self._conn = conn
         self._facade = cast(AsyncConnection, _FlushingConnection(self, conn)) if self.hold else conn
         self.held, self.notify, self.chain_locked = [], False, False
+        self.instance_insert_held = False
 
     def close(self) -> AsyncConnection | None:
         """Forget the connection and the held writes (never sent: nothing to undo)."""
         conn, self._conn, self._facade = self._conn, None, None
-        self.held = []
+        self.held, self.instance_insert_held = [], False
         return conn
 
     @property
@@ -262,6 +266,7 @@ class WriteBuffer:
         (PostgreSQL)."""
         if self.hold:
             self.held.append(Held(statement, parameters, history_of))
+            self.instance_insert_held |= statement is q.INSERT_INSTANCE
         else:
             await self._send(self.raw, Held(statement, parameters, history_of))
 
@@ -273,7 +278,7 @@ class WriteBuffer:
         # its timers and step runs), so a finishing step and a firing timer cannot deadlock.
         # The sort is stable: everything else keeps the order it was written in.
         held = sorted(self.held, key=_send_order)
-        self.held = []
+        self.held, self.instance_insert_held = [], False
         conn = self.raw
         if not commit and len(held) < 2:
             for item in held:  # one statement: a batch would save nothing

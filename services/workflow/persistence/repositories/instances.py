@@ -47,6 +47,18 @@ class SqlInstances:
         row = (await query).first()
         return None if row is None else struct(InstanceRecord, row)
 
+    async def lock_many(self, instance_ids: list[str]) -> dict[str, InstanceRecord]:
+        if not instance_ids:
+            return {}
+        query = (
+            sa.select(t.instances)
+            .where(t.instances.c.id.in_(sorted(instance_ids)))
+            .order_by(t.instances.c.id)
+            .with_for_update()
+        )
+        rows = await self._db.via(t.instances).execute(query)
+        return {r.id: struct(InstanceRecord, r) for r in rows}
+
     async def get(self, instance_id: str) -> InstanceRecord | None:
         row = (await self._db.read(q.GET_INSTANCE, {"b_id": instance_id})).first()
         return None if row is None else struct(InstanceRecord, row)
@@ -63,7 +75,7 @@ class SqlInstances:
         values = msgspec.structs.asdict(record)
         values.pop("id")
         params = {**values, "b_id": record.id, "b_expected": expected_version}
-        if self._db.hold and not any(h.statement is q.INSERT_INSTANCE for h in self._db.held):
+        if self._db.hold and not self._db.instance_insert_held:
             # Checked on the server when it is sent (with the COMMIT, usually).
             self._db.held.append(Held(q.UPDATE_INSTANCE_CHECKED, params, record.id))
             return

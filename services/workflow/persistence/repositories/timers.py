@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 
 import msgspec
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from core.dbtypes import UTCDateTime
 from services.workflow.persistence import statements as q
@@ -13,6 +15,26 @@ from services.workflow.persistence import tables as t
 from services.workflow.persistence.repositories import struct
 from services.workflow.persistence.write_buffer import WriteBuffer
 from services.workflow.runtime.ports import TimerRecord
+
+
+@functools.cache
+def _cancel_statement(dialect: str, keys: frozenset[str]) -> sa.Update:
+    """One prepared form per set of filters (and dialect), so a held write renders fast."""
+    c = t.timers.c
+    where = [c.instance_id == sa.bindparam("b_instance"), c.status == "pending"]
+    if "b_token" in keys:
+        where.append(c.token_id == sa.bindparam("b_token"))
+    if "b_node" in keys:
+        where.append(c.node_id == sa.bindparam("b_node"))
+    if "b_group" in keys:
+        where.append(c.attempt_group == sa.bindparam("b_group"))
+    if "b_timer_ids" in keys:
+        if dialect == "postgresql":
+            ids = sa.bindparam("b_timer_ids", type_=ARRAY(sa.String))
+            where.append(c.timer_id == sa.any_(ids))
+        else:
+            where.append(c.timer_id.in_(sa.bindparam("b_timer_ids", expanding=True)))
+    return t.timers.update().where(*where).values(status="cancelled")
 
 
 class SqlTimers:
@@ -32,18 +54,19 @@ class SqlTimers:
         attempt_group: int | None,
         timer_ids: tuple[str, ...] | None,
     ) -> None:
-        """Cancel pending timers; ``None`` filters mean "any"."""
-        c = t.timers.c
-        where = [c.instance_id == instance_id, c.status == "pending"]
-        if token_id is not None:
-            where.append(c.token_id == token_id)
-        if node_id is not None:
-            where.append(c.node_id == node_id)
-        if attempt_group is not None:
-            where.append(c.attempt_group == attempt_group)
-        if timer_ids is not None:
-            where.append(c.timer_id.in_(timer_ids))
-        await self._db.conn.execute(t.timers.update().where(*where).values(status="cancelled"))
+        """Cancel pending timers; ``None`` filters mean "any". Nothing is read back, so on
+        PostgreSQL the update travels with the COMMIT (held like the history rows)."""
+        params: dict[str, object] = {"b_instance": instance_id}
+        for name, value in (
+            ("b_token", token_id),
+            ("b_node", node_id),
+            ("b_group", attempt_group),
+            ("b_timer_ids", None if timer_ids is None else list(timer_ids)),
+        ):
+            if value is not None:
+                params[name] = value
+        statement = _cancel_statement(self._db.dialect.name, frozenset(params))
+        await self._db.write(statement, params)
 
     async def next_due(self, instance_id: str) -> datetime | None:
         value = (
@@ -65,17 +88,6 @@ class SqlTimers:
         row = (await self._db.conn.execute(query)).first()
         return None if row is None else struct(TimerRecord, row)
 
-    async def due(self, now: datetime, limit: int) -> list[TimerRecord]:
-        query = (
-            sa.select(t.timers)
-            .where(t.timers.c.status == "pending", t.timers.c.due_at <= now)
-            .order_by(t.timers.c.due_at)
-            .limit(limit)
-        )
-        if self._db.is_postgres:
-            query = query.with_for_update(skip_locked=True)
-        return [struct(TimerRecord, r) for r in await self._db.conn.execute(query)]
-
     async def of(self, instance_id: str) -> list[TimerRecord]:
         rows = await self._db.conn.execute(
             sa.select(t.timers).where(t.timers.c.instance_id == instance_id)
@@ -89,3 +101,28 @@ class SqlTimers:
             .values(status="fired", fired_at=now)
         )
         return bool(result.rowcount == 1)
+
+    async def claim_due(self, now: datetime, limit: int) -> list[TimerRecord]:
+        c = t.timers.c
+        query = (
+            sa.select(t.timers)
+            .join(t.instances, t.instances.c.id == c.instance_id)
+            .where(c.status == "pending", c.due_at <= now)
+            .order_by(c.due_at, c.id)
+            .limit(limit)
+        )
+        if self._db.is_postgres:
+            query = query.with_for_update(of=[t.timers, t.instances], skip_locked=True)
+        return [struct(TimerRecord, r) for r in await self._db.conn.execute(query)]
+
+    async def mark_fired_many(self, timer_ids: list[str], now: datetime) -> set[str]:
+        if not timer_ids:
+            return set()
+        c = t.timers.c
+        result = await self._db.conn.execute(
+            t.timers.update()
+            .where(c.id.in_(timer_ids), c.status == "pending")
+            .values(status="fired", fired_at=now)
+            .returning(c.id)
+        )
+        return {str(i) for i in result.scalars()}

@@ -57,6 +57,10 @@ class Instances(Protocol):
 
     async def lock(self, instance_id: str) -> InstanceRecord | None: ...
 
+    async def lock_many(self, instance_ids: list[str]) -> dict[str, InstanceRecord]:
+        """Lock and read several instances (in id order); unknown ids are left out."""
+        ...
+
     async def get(self, instance_id: str) -> InstanceRecord | None: ...
 
     async def find_by_protocol(self, protocol: str) -> InstanceRecord | None: ...
@@ -225,11 +229,20 @@ class Timers(Protocol):
 
     async def lock(self, timer_row_id: str) -> TimerRecord | None: ...
 
-    async def due(self, now: datetime, limit: int) -> list[TimerRecord]: ...
-
     async def of(self, instance_id: str) -> list[TimerRecord]: ...
 
     async def mark_fired(self, timer_id: str, now: datetime) -> bool: ...
+
+    async def claim_due(self, now: datetime, limit: int) -> list[TimerRecord]:
+        """Pending timers due by ``now``, oldest first, locked together with their instances
+        until the unit of work ends; on PostgreSQL a timer whose row or instance another
+        transaction holds is skipped (``SKIP LOCKED``: concurrent ticks take disjoint
+        batches and never wait for each other)."""
+        ...
+
+    async def mark_fired_many(self, timer_ids: list[str], now: datetime) -> set[str]:
+        """Mark still-pending timers fired; the ids actually marked."""
+        ...
 
 
 class DeadLetters(Protocol):

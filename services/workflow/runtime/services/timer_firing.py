@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 
 from contracts.errors import InvalidTransition
 from contracts.kernel import Actor, Clock
@@ -72,27 +73,99 @@ class TimerFiring:
         self._wakeup()
         return True
 
+    async def fire_batch(self, limit: int) -> tuple[int, int]:
+        """Fire up to ``limit`` due timers in one unit of work: ``(fired, spent)`` — a
+        spent timer is marked fired; it fired unless its token had moved on.
+
+        The batch's timers and their instances are locked together (PostgreSQL skips what
+        another tick or transaction holds, so concurrent ticks share the work without waiting
+        and never fire a timer twice). One timer per instance fires per batch — the next one
+        of the same instance sees the state the first left, in the next batch. Each fired
+        timer is its own ``TimerFired`` event through ``apply_in`` (its history row, its audit
+        entry); the batch commits once. If applying one fails unexpectedly, the batch rolls
+        back and its timers fire one by one (``fire_timer``), so the failure stays with its
+        own timer."""
+        now = self._clock.now()
+        async with self._uow() as uow:
+            claimed = await uow.timers.claim_due(now, limit)
+            if not claimed:
+                return 0, 0
+            first: dict[str, TimerRecord] = {}
+            for timer in claimed:
+                first.setdefault(timer.instance_id, timer)
+            records = await uow.instances.lock_many(list(first))
+            chosen = [timer for i, timer in first.items() if i in records]
+            marked = await uow.timers.mark_fired_many([timer.id for timer in chosen], now)
+            fired, failed = 0, False
+            try:
+                for timer in chosen:
+                    if timer.id in marked and await self._fire_in(
+                        uow, records[timer.instance_id], timer, now
+                    ):
+                        fired += 1
+            except Exception:  # noqa: BLE001 - re-done timer by timer below
+                failed = True
+                await uow.rollback()
+            else:
+                await uow.commit()
+        if failed:
+            again = await self._one_by_one(chosen)
+            return again, again
+        if fired:
+            self._wakeup()
+        return fired, len(marked)
+
+    async def _one_by_one(self, timers: list[TimerRecord]) -> int:
+        """Fire each timer in its own unit of work; the first failure is raised after the
+        others have fired, so one broken instance never holds the rest back."""
+        fired, error = 0, None
+        for timer in timers:
+            try:
+                fired += await self.fire_timer(timer.id, timer.instance_id)
+            except Exception as exc:  # noqa: BLE001 - raised below, after the others
+                error = error or exc
+        if error is not None:
+            raise error
+        return fired
+
+    async def _fire_in(
+        self, uow: UnitOfWork, record: InstanceRecord, timer: TimerRecord, now: datetime
+    ) -> bool:
+        """Apply ``timer``'s ``TimerFired`` to its locked instance; ``False`` when the token
+        moved on before the timer fired (the timer is spent, nothing else changes)."""
+        model = await self._model_of(uow, record)
+        event = TimerFired(
+            at=now,
+            token_id=timer.token_id,
+            node_id=timer.node_id,
+            attempt_group=timer.attempt_group,
+            timer_id=timer.timer_id,
+        )
+        try:
+            await self._apply_in(
+                uow,
+                record,
+                model,
+                state_from_json(record.state),
+                event,
+                actor=Actor.system("timer"),
+                now=now,
+            )
+        except InvalidTransition:
+            return False
+        return True
+
     async def tick(self, *, limit: int = 500, concurrency: int = 1) -> int:
-        """Fire every timer due now (in batches); returns how many fired. Up to
-        ``concurrency`` timers fire at once, each in its own transaction."""
-        fired = 0
-        gate = asyncio.Semaphore(concurrency)
+        """Fire every timer due now, in batches of up to ``limit`` per transaction; returns
+        how many fired. ``concurrency`` batches run at once (PostgreSQL: each takes its own
+        timers with ``SKIP LOCKED``); each loop ends when a batch finds nothing it can fire."""
 
-        async def fire(timers: list[TimerRecord]) -> int:
-            # One instance's timers one after the other: they would only wait for each other.
-            async with gate:
-                return sum([await self.fire_timer(t.id, t.instance_id) for t in timers])
+        async def loop() -> int:
+            fired = 0
+            while True:
+                batch, spent = await self.fire_batch(limit)
+                fired += batch
+                if spent == 0:
+                    return fired
 
-        while True:
-            async with self._uow() as uow:
-                due = await uow.timers.due(self._clock.now(), limit)
-            if not due:
-                return fired
-            by_instance: dict[str, list[TimerRecord]] = {}
-            for timer in due:
-                by_instance.setdefault(timer.instance_id, []).append(timer)
-            results = await asyncio.gather(*(fire(group) for group in by_instance.values()))
-            batch = sum(results)
-            fired += batch
-            if batch == 0:
-                return fired
+        return sum(await asyncio.gather(*(loop() for _ in range(max(1, concurrency)))))

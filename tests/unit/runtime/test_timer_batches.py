@@ -1,0 +1,142 @@
+"""Timer batches on the in-memory unit of work: many timers fire in one transaction, one per
+instance per batch, and an instance whose event fails unexpectedly rolls its batch back and
+then fails alone — every other timer of the batch still fires."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from contracts.kernel import Actor
+from contracts.workflow.types import StartRequest
+from core.clock import FixedClock
+from core.ids import UUIDv7Gen
+from services.workflow.calendar import Calendar, CalendarSpec, seal_spec
+from services.workflow.definition import KnownNames
+from services.workflow.rules import RuleEngine
+from services.workflow.runtime.services.applier import Applier
+from services.workflow.runtime.services.engine import Engine
+from services.workflow.runtime.services.legal_time import LegalTime
+from services.workflow.runtime.services.publishing import ModelCompiler
+from services.workflow.runtime.services.timer_firing import TimerFiring
+from tests.fakes.memory_uow import MemoryDatabase, MemoryUnitOfWork
+from tests.fakes.telemetry import NoTelemetry
+
+FLOW = {
+    "format": 1,
+    "key": "memory.wait",
+    "name": "Wait, remind, end",
+    "protocol_prefix": "MEM",
+    "nodes": [
+        {"id": "begin", "type": "start", "next": "wait"},
+        {"id": "wait", "type": "timer", "duration": "PT1H", "next": "again"},
+        {"id": "again", "type": "timer", "duration": "PT1M", "next": "done"},
+        {"id": "done", "type": "end"},
+    ],
+}
+AUTHOR = Actor(id="00000000-0000-7000-8000-00000000a001")
+
+
+async def _pinned(uow: object, reference: str) -> str:
+    return reference
+
+
+class Kit:
+    def __init__(self) -> None:
+        self.clock = FixedClock(datetime(2026, 3, 2, 12, 0, tzinfo=UTC))
+        self.ids = UUIDv7Gen()
+        self.database = MemoryDatabase()
+        rules = RuleEngine()
+        known = KnownNames(
+            handlers=frozenset(), forms=frozenset(), queues=frozenset(), providers=frozenset()
+        )
+        calendar = Calendar.from_spec(seal_spec(CalendarSpec(key="br-national", version=1)))
+        self.engine = Engine(
+            uow_factory=self.uow,
+            clock=self.clock,
+            ids=self.ids,
+            compiler=ModelCompiler(known, rules, rules),
+            applier=Applier(
+                self.ids,
+                calendar,
+                LegalTime(calendar, {}),
+                telemetry=NoTelemetry(),
+                pin_form=_pinned,
+            ),
+            wakeup=lambda: None,
+            zone=ZoneInfo("America/Sao_Paulo"),
+            tick_concurrency=1,
+        )
+        self.broken: set[str] = set()
+        self.wakeups = 0
+        self.firing = TimerFiring(
+            uow_factory=self.uow,
+            clock=self.clock,
+            model_of=self.engine.model_of,
+            apply_in=self._apply_in,
+            wakeup=self._woken,
+        )
+
+    def _woken(self) -> None:
+        self.wakeups += 1
+
+    async def _apply_in(self, uow: Any, record: Any, *args: Any, **kw: Any) -> Any:
+        """The engine's own ``apply_in``, failing unexpectedly for the broken instances."""
+        if record.id in self.broken:
+            raise RuntimeError("unexpected failure while applying")
+        return await self.engine.apply_in(uow, record, *args, **kw)
+
+    def uow(self) -> MemoryUnitOfWork:
+        return MemoryUnitOfWork(self.database, self.clock, self.ids)
+
+    async def start(self, count: int) -> list[str]:
+        await self.engine.publisher.publish(FLOW, actor=AUTHOR)
+        return [
+            (await self.engine.start(StartRequest(definition_key="memory.wait", actor=AUTHOR))).id
+            for _ in range(count)
+        ]
+
+    def fired(self, instance_id: str) -> int:
+        return sum(
+            1
+            for t in self.database.timers.values()
+            if t.instance_id == instance_id and t.status == "fired"
+        )
+
+
+@pytest.fixture
+def kit() -> Kit:
+    return Kit()
+
+
+async def test_a_batch_fires_one_timer_per_instance_and_commits_them_together(kit: Kit) -> None:
+    instances = await kit.start(5)
+    kit.clock.advance(timedelta(hours=2))  # "wait" is due; "again" starts when it fires
+    assert await kit.firing.fire_batch(limit=3) == (3, 3)
+    assert await kit.firing.fire_batch(limit=3) == (2, 2)
+    assert [kit.fired(i) for i in instances] == [1] * 5
+    assert kit.wakeups == 2
+    assert await kit.firing.tick(limit=2) == 0  # "again" is due a minute after "wait" fired
+    kit.clock.advance(timedelta(minutes=1))
+    assert await kit.firing.tick(limit=2) == 5
+    for instance_id in instances:
+        assert (await kit.engine.status(instance_id)).status == "completed"
+    assert await kit.firing.tick(limit=2) == 0
+
+
+async def test_a_failing_instance_fails_alone_after_the_others_fired(kit: Kit) -> None:
+    instances = await kit.start(4)
+    kit.broken.add(instances[0])
+    kit.clock.advance(timedelta(hours=2))
+    with pytest.raises(RuntimeError, match="unexpected failure"):
+        await kit.firing.tick(limit=10)
+    assert [kit.fired(i) for i in instances] == [0, 1, 1, 1]
+    (pending,) = [
+        t for t in kit.database.timers.values() if t.instance_id == instances[0]
+    ]  # rolled back with its batch, then refused alone: still there for the next tick
+    assert pending.status == "pending"
+    kit.broken.clear()
+    assert await kit.firing.tick(limit=10) == 1
