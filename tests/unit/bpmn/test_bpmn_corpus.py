@@ -126,3 +126,34 @@ def test_files_outside_the_subset_are_refused_with_every_problem(name: str) -> N
         import_bpmn_with_sources((CORPUS / "refused" / f"{name}.bpmn").read_bytes())
     assert {e.code for e in caught.value.errors} == REFUSED[name]
     assert all(" line " in e.path for e in caught.value.errors)
+
+
+def test_vendor_attributes_on_flows_and_boundary_events_are_noted() -> None:
+    xml = (
+        read("camunda7_request")
+        .replace(
+            b'<bpmn:sequenceFlow id="Flow_2"',
+            b'<bpmn:sequenceFlow camunda:asyncAfter="true" id="Flow_2"',
+        )
+        .replace(
+            b'<bpmn:boundaryEvent id="Event_Late"',
+            b'<bpmn:boundaryEvent camunda:asyncBefore="true" id="Event_Late"',
+        )
+    )
+    notes = {
+        (n.path.split(" line")[0], n.params.get("name"))
+        for n in import_bpmn_with_sources(xml).notes
+    }
+    assert ('bpmn:sequenceFlow id="Flow_2"', "camunda:asyncAfter") in notes
+    assert ('bpmn:boundaryEvent id="Event_Late"', "camunda:asyncBefore") in notes
+
+
+def test_a_camunda_form_reference_is_a_form_suggestion() -> None:
+    xml = read("camunda7_request").replace(
+        b'camunda:formKey="embedded:app:forms/review.html"',
+        b'camunda:formRef="permit-review" camunda:formRefBinding="latest"',
+    )
+    imported = import_bpmn_with_sources(xml)
+    forms = [s for s in imported.suggestions if s.field == "form"]
+    assert [(s.source, s.value) for s in forms] == [("camunda:formRef", "permit_review")]
+    assert not any(n.params.get("name") == "camunda:formRefBinding" for n in imported.notes)

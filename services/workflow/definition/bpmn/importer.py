@@ -194,6 +194,8 @@ def _convert(found: Scan, problems: Problems) -> Imported:
     if not starts:
         problems.add(found.process, "no_start", N_("the process has no plain start event"))
     timer_ids: dict[str, set[str]] = {}
+    for element in [*found.boundaries, *found.flows]:
+        read_vendor(element, problems)  # nothing to suggest there: only the notes
     for element in found.boundaries:
         attached_ref = element.get("attachedToRef")
         if attached_ref in found.refused:

@@ -82,8 +82,10 @@ def _attributes(element: Any, problems: Problems) -> list[Hint]:
             continue  # refused by extensions.read_tramita
         if local == "candidateGroups" and namespace in JAVA_STYLE:
             hints.append(("queue", name, text))
-        elif local == "formKey" and namespace in JAVA_STYLE:
+        elif local in ("formKey", "formRef") and namespace in JAVA_STYLE:
             hints.append(("form", name, text))
+        elif local in ("formRefBinding", "formRefVersion") and namespace == CAMUNDA:
+            continue  # how Camunda resolves formRef, which the suggestion replaces
         elif local == "topic" and element.get(q(namespace, "type")) == _EXTERNAL.get(namespace):
             hints.append(("handler", name, text))
         elif local not in _STEERING or element.get(q(namespace, "type")) != _EXTERNAL.get(
