@@ -33,6 +33,7 @@ from services.workflow.documents import DocumentService, DocumentType
 from services.workflow.handles import WorkflowHandles, handles_of
 from services.workflow.metrics import PrometheusTelemetry
 from services.workflow.numbering import numbering
+from services.workflow.persistence.boot_lock import publishing_turn
 from services.workflow.persistence.dashboard_reads import SqlDashboardReads
 from services.workflow.persistence.documents_repo import SqlDocumentRepo
 from services.workflow.persistence.drafts_repo import SqlDraftStore
@@ -111,7 +112,12 @@ class WorkflowService(WorkflowHandles):
     """The embedded timer tick, while ``start_embedded`` has it running."""
 
     async def publish_registered(self) -> list[str]:
-        """Publish the definitions modules registered (unchanged ones are no-ops)."""
+        """Publish the definitions modules registered (unchanged ones are no-ops); one
+        booting process at a time (``persistence.boot_lock``)."""
+        async with publishing_turn(self.platform.database):
+            return await self._publish_registered()
+
+    async def _publish_registered(self) -> list[str]:
         regs = self.platform.registrations
         lines = await self.catalog.sync(regs.queues, regs.forms, actor=Actor.system("boot"))
         lines += await self.units.sync(regs.units, regs.queue_units, actor=Actor.system("boot"))
