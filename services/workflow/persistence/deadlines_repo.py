@@ -23,8 +23,7 @@ from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_deadlines as d
 from services.workflow.persistence.write_buffer import WriteBuffer
 from services.workflow.runtime.ports import TimerRecord
-from services.workflow.runtime.ports.deadlines import CalendarVersionRow
-from services.workflow.runtime.services.deadline_service import DeadlineRow
+from services.workflow.runtime.ports.deadlines import CalendarVersionRow, DeadlineRow
 from services.workflow.runtime.services.legal_time import COUNTED_ACTION
 
 # A pending timer counts towards the instance's due date; a suspended one waits for resume.
