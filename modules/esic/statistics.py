@@ -15,6 +15,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime, tzinfo
+from typing import NamedTuple
 
 import msgspec
 
@@ -116,6 +117,48 @@ def p90(values: Sequence[float]) -> float | None:
     return round(ordered[math.ceil(0.9 * len(ordered)) - 1], 1)
 
 
+class _Prepared(NamedTuple):
+    """A request reduced to what is counted, computed once for every grouping."""
+
+    request_id: str
+    month: str
+    sector: str
+    definition_key: str
+    answered: bool
+    in_time: bool
+    extended: bool
+    decision: str | None
+    denial_reason: str | None
+    days: float | None
+
+
+def _prepare(requests: Iterable[RequestFact], zone: tzinfo) -> list[_Prepared]:
+    months: dict[datetime, str] = {}
+    prepared = []
+    for r in requests:
+        # Every zone's offset is a multiple of 15 minutes: one conversion per quarter-hour.
+        at = r.received_at
+        quarter = at.replace(minute=at.minute - at.minute % 15, second=0, microsecond=0)
+        month = months.get(quarter)
+        if month is None:
+            month = months[quarter] = month_of(quarter, zone)
+        prepared.append(
+            _Prepared(
+                r.request_id,
+                month,
+                r.sector,
+                r.definition_key,
+                r.answered,
+                r.in_time,
+                r.extended,
+                r.decision,
+                r.denial_reason,
+                r.days_to_answer,
+            )
+        )
+    return prepared
+
+
 def aggregate(
     requests: Iterable[RequestFact],
     appeals: Iterable[AppealFact],
@@ -126,11 +169,29 @@ def aggregate(
 ) -> list[StatsRow]:
     """One row per (month of receipt, sector, definition) that received a request; without
     ``by_month`` or ``by_sector`` that part of the key is ``""`` (every month, every sector)."""
-    groups: dict[tuple[str, str, str], list[RequestFact]] = defaultdict(list)
+    return _rows(_prepare(requests, zone), list(appeals), by_month, by_sector)
+
+
+def aggregate_views(
+    requests: Iterable[RequestFact], appeals: Iterable[AppealFact], zone: tzinfo
+) -> tuple[list[StatsRow], list[StatsRow], list[StatsRow], list[StatsRow]]:
+    """``aggregate`` by month and sector, by month, by sector and overall, preparing once."""
+    prepared, every = _prepare(requests, zone), list(appeals)
+    return (
+        _rows(prepared, every, True, True),
+        _rows(prepared, every, True, False),
+        _rows(prepared, every, False, True),
+        _rows(prepared, every, False, False),
+    )
+
+
+def _rows(
+    requests: list[_Prepared], appeals: list[AppealFact], by_month: bool, by_sector: bool
+) -> list[StatsRow]:
+    groups: dict[tuple[str, str, str], list[_Prepared]] = defaultdict(list)
     group_of: dict[str, tuple[str, str, str]] = {}
     for r in requests:
-        month = month_of(r.received_at, zone) if by_month else ""
-        key = (month, r.sector if by_sector else "", r.definition_key)
+        key = (r.month if by_month else "", r.sector if by_sector else "", r.definition_key)
         group_of[r.request_id] = key
         groups[key].append(r)
     appeal_counts: dict[tuple[str, str, str], dict[str, int]] = defaultdict(dict)
@@ -144,7 +205,7 @@ def aggregate(
     rows = []
     for key in sorted(groups):
         facts = groups[key]
-        days = [d for f in facts if (d := f.days_to_answer) is not None]
+        days = [f.days for f in facts if f.days is not None]
         denied = [f for f in facts if f.decision in DENIALS]
         rows.append(
             StatsRow(

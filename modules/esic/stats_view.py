@@ -19,7 +19,7 @@ from core.charts import bar_chart
 from core.i18n import gettext
 from modules.esic.forms import APPEAL_DECISIONS, DECISIONS, DENIAL_REASONS
 from modules.esic.opendata import INSTANCE_TEXT
-from modules.esic.statistics import PENDING, SMALL, UNSET, StatsRow, aggregate, shown
+from modules.esic.statistics import PENDING, SMALL, UNSET, StatsRow, aggregate_views, shown
 from modules.esic.stats_source import Facts
 from modules.esic.workflows import SECTORS
 
@@ -187,10 +187,7 @@ def _sum_text(values: list[int], public: bool) -> str:
 
 
 def report(facts: Facts, zone: ZoneInfo, *, public: bool) -> Report:
-    rows = aggregate(facts.requests, facts.appeals, zone)
-    months = aggregate(facts.requests, facts.appeals, zone, by_sector=False)
-    sectors = aggregate(facts.requests, facts.appeals, zone, by_month=False)
-    total = aggregate(facts.requests, facts.appeals, zone, by_month=False, by_sector=False)
+    rows, months, sectors, total = aggregate_views(facts.requests, facts.appeals, zone)
     charts = (
         _chart("esic-months", gettext("Requests per month"), months, "month", public),
         _chart("esic-sectors", gettext("Requests per sector"), sectors, "sector", public),
