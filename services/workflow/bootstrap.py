@@ -350,7 +350,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         deadlines=DeadlineService(uow_factory=uow, store=deadline_store, clock=clock, legal=legal),
         legal=legal,
         documents=DocumentService(
-            SqlDocumentRepo(platform.database, clock, ids, platform.audit),
+            SqlDocumentRepo(uow),
             FilesystemBlobStore(settings.documents_dir),
             clock,
         ),

@@ -17,6 +17,7 @@ from core.db import end_uncommitted
 from core.idempotency_store import RELEASE, STORE_ANSWER, answer_parameters
 from services.workflow.persistence import statements as q
 from services.workflow.persistence.deadlines_repo import SqlDeadlineRepo
+from services.workflow.persistence.documents_repo import SqlDocuments
 from services.workflow.persistence.drafts_repo import SqlDrafts
 from services.workflow.persistence.human_repo import SqlHumanRepo
 from services.workflow.persistence.operations_repo import SqlOperationStore
@@ -73,6 +74,8 @@ class SqlUnitOfWork:
         self.privacy = SqlPrivacyRows(self._db)
         """The LGPD purge's and export's rows (``privacy.Privacy``; not a runtime port)."""
         self.drafts = SqlDrafts(self._db)
+        self.documents = SqlDocuments(self._db, clock, ids, self.audit)
+        """Document types, templates and documents (``documents_repo``; not a runtime port)."""
         """Definition drafts (``drafts_repo.SqlDraftStore``; not a runtime port)."""
 
     @property
