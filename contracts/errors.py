@@ -8,10 +8,13 @@ structured fields (ids, node keys, field paths) — never preformatted text hold
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import msgspec
+
+_IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
 def _same(text: str) -> str:
@@ -257,6 +260,36 @@ class ValidationRejected(HandlerFailure):
     status = 422
     title = "Partner rejected the request"
     retryable = False
+
+
+class BusinessError(HandlerFailure):
+    """A handler's typed business outcome that is not a success: ``payment_refused``,
+    ``stock_unavailable``. Not a fault and never retried: a node that declares an error flow
+    for ``code`` (``"errors"``, or the catch-all ``*``) sends the token there; a node that does
+    not stops on a pending task as for :class:`ValidationRejected`.
+
+    ``code`` is an identifier (``^[a-z][a-z0-9_]*$``); ``details`` holds identifiers and
+    numbers only (a partner's reason code, an amount in cents) — values that are not ``int``,
+    ``bool`` or strings up to 64 characters are dropped before anything is stored. Never put
+    personal data in either.
+    """
+
+    problem_type = "handler-business-error"
+    status = 422
+    title = "Business error"
+    retryable = False
+
+    def __init__(self, code: str, *, details: Mapping[str, Any] | None = None) -> None:
+        if not _IDENTIFIER.fullmatch(code):
+            raise ValueError("a business error code is an identifier like payment_refused")
+        super().__init__(f"Business error {code}", code=code)
+        self.code = code
+        self.details: dict[str, int | bool | str] = {
+            str(k): v
+            for k, v in (details or {}).items()
+            if _IDENTIFIER.fullmatch(str(k))
+            and (isinstance(v, int | bool) or (isinstance(v, str) and len(v) <= 64))
+        }
 
 
 class TemplateInvalid(ValidationFailed):

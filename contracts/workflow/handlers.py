@@ -26,7 +26,9 @@ class WorkflowHandler(Protocol):
 
     Raise ``contracts.errors.RetryableFailure`` for timeouts, connection errors and 5xx (the step
     goes back to its queue with backoff) and ``ValidationRejected`` for a partner's 4xx (the
-    instance stops on a human pending task). Anything else is treated as retryable.
+    instance stops on a human pending task). Raise ``BusinessError(code, details=...)`` for a
+    business outcome the process routes (``payment_refused``): the node's error flow for that
+    code is taken. Anything else is treated as retryable.
     """
 
     async def execute(self, step: StepInput, control: StepControl) -> StepResult: ...

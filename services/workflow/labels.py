@@ -67,6 +67,7 @@ EVENTS: Mapping[str, str] = {
     "step_succeeded": N_("Step done"),
     "step_failed": N_("Step failed"),
     "step_attempt_failed": N_("Step attempt failed"),
+    "step_errored": N_("Step ended with a business error"),
     "task_completed": N_("Task completed"),
     "timer_fired": N_("Deadline reached"),
     "cancelled": N_("Case cancelled"),
@@ -96,7 +97,7 @@ TRANSITIONS: Mapping[str, str] = {
     "cancelled": N_("Case cancelled"),
 }
 """History ``transition.<cause>`` entries (``task_completed:<outcome>`` and ``timer:<id>`` by
-their prefix)."""
+their prefix, as ``error:<code>``, a business error's route)."""
 
 NODE_TYPES: Mapping[str, str] = {
     "start": N_("Start"),
@@ -250,6 +251,8 @@ def event_words(code: object, gettext: Translate) -> str:
         return gettext("Moved on after a task (%(outcome)s)") % {"outcome": outcome}
     if head == "timer" and detail:
         return gettext(TRANSITIONS["timer"])
+    if head == "error" and detail:
+        return gettext("Took the error flow for %(code)s") % {"code": detail}
     return word(TRANSITIONS, cause, gettext)
 
 

@@ -5,7 +5,8 @@ path to it, so ``consumes`` never reads a missing key and expressions only see n
 
 - The start node's ``produces`` is the instance input; ``available_in[start]`` is empty.
 - After a node completes, its ``produces`` are added; a timer edge (interrupting or side path)
-  leaves the task *unfinished*, so it carries the task's ``available_in``, not its output.
+  leaves the task *unfinished*, so it carries the task's ``available_in``, not its output; so
+  does an error route, plus the key it stores the error under.
 - An ordinary node with several incoming flows (an exclusive merge, a loop head) gets the
   intersection; a parallel join gets the *union*, because every branch has finished there.
 - Loops are handled by iterating to a fixpoint from "everything" downwards.
@@ -26,14 +27,16 @@ from .model import StartNode
 def _carried(edge: Edge, inp: Mapping[str, frozenset[str]], graph: Graph) -> frozenset[str]:
     if edge.kind == "flow":
         return inp[edge.source] | frozenset(graph.nodes[edge.source].produces)
-    return inp[edge.source]
+    return inp[edge.source] | frozenset(edge.writes)
 
 
 def available_keys(
     graph: Graph, start: str, reachable: set[str], forks: ForkJoin
 ) -> dict[str, frozenset[str]]:
     """``available_in`` for every reachable node (unreachable nodes are left out)."""
-    universe = frozenset(k for n in graph.nodes.values() for k in n.produces)
+    universe = frozenset(k for n in graph.nodes.values() for k in n.produces) | frozenset(
+        k for edges in graph.out.values() for e in edges for k in e.writes
+    )
     inp: dict[str, frozenset[str]] = {nid: universe for nid in reachable}
     inp[start] = frozenset()
     joins = set(forks.pairs.values())

@@ -18,21 +18,24 @@ from .model import (
     ExclusiveNode,
     Node,
     ParallelNode,
+    ServiceTaskNode,
     UserTaskNode,
 )
 
-EdgeKind = Literal["flow", "interrupt", "side"]
+EdgeKind = Literal["flow", "interrupt", "side", "error"]
 
 
 class Edge(NamedTuple):
     """One possible move of a token: ``kind`` is ``flow`` after the node completes,
     ``interrupt`` when an interrupting timer cancels it, ``side`` when a non-interrupting timer
-    starts a new token."""
+    starts a new token, ``error`` when the node's handler raised a business error its
+    ``errors`` route (``writes``: the context key that route stores the error under)."""
 
     source: str
     target: str
     label: str
     kind: EdgeKind
+    writes: tuple[str, ...] = ()
 
 
 def node_edges(node: Node) -> list[Edge]:
@@ -52,6 +55,10 @@ def node_edges(node: Node) -> list[Edge]:
     nxt = getattr(node, "next", None)
     if isinstance(nxt, str):
         out.append(Edge(node.id, nxt, "next", "flow"))
+    if isinstance(node, ServiceTaskNode):
+        for i, route in enumerate(node.errors):
+            stored = (route.store,) if route.store else ()
+            out.append(Edge(node.id, route.next, f"errors[{i}].next", "error", stored))
     if isinstance(node, HUMAN_TYPES):
         for i, timer in enumerate(node.timers):
             if timer.next is not None:

@@ -197,10 +197,24 @@ class ManualTaskNode(_NodeBase, tag="manual_task", frozen=True, kw_only=True):
     next: str
 
 
+ErrorCode = Annotated[str, Meta(pattern=r"^([a-z][a-z0-9_]*|\*)$", max_length=64)]
+"""A business error code (``payment_refused``) or ``*``, the catch-all."""
+
+
+class ErrorRoute(_Strict, frozen=True, kw_only=True):
+    """An error boundary event: the handler's ``BusinessError(code)`` sends the token to
+    ``next``; ``store`` names the context key that receives ``{"code", "details"}``."""
+
+    code: ErrorCode
+    next: str
+    store: ContextKey | None = None
+
+
 class ServiceTaskNode(_NodeBase, tag="service_task", frozen=True, kw_only=True):
     handler: DottedName
     queue: DottedName | None = None
     next: str
+    errors: tuple[ErrorRoute, ...] = ()
 
 
 class IntegrationNode(ServiceTaskNode, tag="integration", frozen=True, kw_only=True):
@@ -339,7 +353,9 @@ def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
         ) from None
 
 
-LATE_FIELDS = frozenset({"third_party", "deadline", "documents", "priority", "outcome_names"})
+LATE_FIELDS = frozenset(
+    {"third_party", "deadline", "documents", "priority", "outcome_names", "errors", "store"}
+)
 """Fields added to the format after versions were published: written only when set."""
 
 
@@ -362,7 +378,7 @@ def canonical_json(defn: Definition) -> bytes:
     default; sorting makes the bytes independent of key order and whitespace in the source.
     Fields added to the format after versions were published (``LATE_FIELDS``: ``third_party``,
     a timer's or task's ``deadline``, a human node's ``documents``, ``priority`` and
-    ``outcome_names``) are written only when set,
+    ``outcome_names``, a service task's ``errors``) are written only when set,
     so those versions keep their bytes and checksums.
     """
     builtins = msgspec.to_builtins(defn, order="sorted")

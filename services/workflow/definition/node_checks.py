@@ -192,6 +192,8 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                 )
         if isinstance(node, WORK_TYPES):
             _check_failure(defn, known, out, i, node)
+        if isinstance(node, ServiceTaskNode):
+            _check_error_routes(out, i, node)
         if isinstance(node, ValidationNode):
             for rid, n in Counter(r.id for r in node.rules).items():
                 if n > 1:
@@ -331,4 +333,33 @@ def _check_failure(
                     "not registered (set `failure.pending_queue` or register it)."
                 ),
                 queue=queue,
+            )
+
+
+def _check_error_routes(out: Collector, i: int, node: ServiceTaskNode) -> None:
+    """One route per error code; a route's ``store`` key is not also a success output."""
+    for code, n in Counter(r.code for r in node.errors).items():
+        if n > 1:
+            out.at(
+                i,
+                node.id,
+                "errors",
+                "duplicate_error_code",
+                N_("Node `%(node)s` routes business error `%(error)s` %(count)s times."),
+                error=code,
+                count=n,
+            )
+    for k, route in enumerate(node.errors):
+        if route.store is not None and route.store in node.produces:
+            out.at(
+                i,
+                node.id,
+                f"errors[{k}].store",
+                "error_store_produced",
+                N_(
+                    "Node `%(node)s` stores business error `%(error)s` under `%(key)s`, which "
+                    "it also produces on success; use a key of its own."
+                ),
+                error=route.code,
+                key=route.store,
             )

@@ -72,6 +72,18 @@ class StepFailed(_Event, tag="step_attempt_failed", frozen=True, kw_only=True):
     payload: dict[str, Any] | None = None
 
 
+class StepErrored(_Event, tag="step_errored", frozen=True, kw_only=True):
+    """A step's handler raised a ``BusinessError``: ``code`` (an identifier) and ``details``
+    (identifiers and numbers only). ``decide()`` takes the node's error route for the code
+    (else its ``*`` route); without one, the step is rejected as for a partner's 4xx."""
+
+    token_id: str
+    node_id: str
+    attempt_group: int
+    code: str
+    details: dict[str, Any] = {}
+
+
 class TaskCompleted(_Event, tag="task_completed", frozen=True, kw_only=True):
     """A person completed a human task (``outcome`` for tasks with outcomes, else null), or an
     operator resolved a pending task (``outcome`` ``retry`` or ``fail``)."""
@@ -178,6 +190,7 @@ Event: TypeAlias = (
     | StepSucceeded
     | StepFailedTerminal
     | StepFailed
+    | StepErrored
     | TaskCompleted
     | TimerFired
     | Cancelled

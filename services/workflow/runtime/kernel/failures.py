@@ -41,6 +41,7 @@ REASONS: dict[str, str] = {
     "timeout": "Uma etapa automática esgotou as tentativas por tempo limite",
     "lease_expired": "Uma etapa automática esgotou as tentativas (o processamento parou)",
     "not_retryable": "Uma etapa automática falhou sem possibilidade de nova tentativa",
+    "business_error": "Uma etapa automática terminou com um erro de negócio sem fluxo de erro",
     "abandoned": "Um operador desistiu de uma etapa que esgotou as tentativas",
 }
 

@@ -7,11 +7,11 @@ Reprocessing reuses the token's attempt group, so the idempotency key stays the 
 
 from __future__ import annotations
 
-from services.workflow.definition.model import WORK_TYPES
+from services.workflow.definition.model import WORK_TYPES, ErrorRoute, ServiceTaskNode
 
 from .advance import Run
 from .effects import OpenTask, ScheduleStep, Transitioned
-from .events import Abandoned, Reprocessed, StepFailedTerminal, StepSucceeded
+from .events import Abandoned, Reprocessed, StepErrored, StepFailedTerminal, StepSucceeded
 from .guards import addressed_token, check_keys, refuse
 from .state import InstanceState, Token
 
@@ -31,6 +31,31 @@ def step_succeeded(run: Run, state: InstanceState, event: StepSucceeded) -> None
     run.move(token, node.next, "step_succeeded")
 
 
+def error_route(node: ServiceTaskNode, code: str) -> ErrorRoute | None:
+    """The route for ``code``: its own, else the catch-all ``*``, else none."""
+    routes = {r.code: r for r in node.errors}
+    return routes.get(code) or routes.get("*")
+
+
+def step_errored(run: Run, state: InstanceState, event: StepErrored) -> None:
+    """A business error: the step closes (not completed, so nothing to compensate) and the
+    token takes the error route, the error stored under the route's ``store`` key. Without a
+    route it is a rejection (``business_error``): a pending task or a failure, by policy."""
+    token = addressed_token(
+        run, state, event, event.token_id, event.node_id, event.attempt_group, ("active",)
+    )
+    node = run.m.nodes[token.node_id]
+    if not isinstance(node, WORK_TYPES):
+        refuse("not_a_step", state, event, token_id=token.id, node_id=node.id)
+    route = error_route(node, event.code) if isinstance(node, ServiceTaskNode) else None
+    if route is None:
+        _failed(run, token, "rejected", "business_error")
+        return
+    if route.store is not None:
+        run.context[route.store] = {"code": event.code, "details": dict(event.details)}
+    run.move(token, route.next, f"error:{event.code}")
+
+
 def step_failed(run: Run, state: InstanceState, event: StepFailedTerminal) -> None:
     token = addressed_token(
         run, state, event, event.token_id, event.node_id, event.attempt_group, ("active",)
@@ -38,8 +63,14 @@ def step_failed(run: Run, state: InstanceState, event: StepFailedTerminal) -> No
     node = run.m.nodes[token.node_id]
     if not isinstance(node, WORK_TYPES):
         refuse("not_a_step", state, event, token_id=token.id, node_id=node.id)
+    _failed(run, token, event.kind, event.reason_code)
+
+
+def _failed(run: Run, token: Token, kind: str, reason_code: str) -> None:
+    node = run.m.nodes[token.node_id]
+    assert isinstance(node, WORK_TYPES)
     policy = node.failure
-    if event.kind == "rejected" and policy.on_validation_error == "pending_task":
+    if kind == "rejected" and policy.on_validation_error == "pending_task":
         run.rest(token.id, node.id, token.attempt_group, "pending")
         run.emit(
             Transitioned(
@@ -56,11 +87,11 @@ def step_failed(run: Run, state: InstanceState, event: StepFailedTerminal) -> No
                 outcomes=PENDING_OUTCOMES,
             )
         )
-    elif event.kind == "exhausted" and policy.on_exhausted == "hold":
+    elif kind == "exhausted" and policy.on_exhausted == "hold":
         run.rest(token.id, node.id, token.attempt_group, "held")
         run.emit(Transitioned(token_id=token.id, from_node=node.id, to_node=node.id, cause="held"))
     else:
-        run.fail(event.reason_code, node.id)
+        run.fail(reason_code, node.id)
 
 
 def retry(run: Run, token: Token) -> None:

@@ -28,6 +28,7 @@ from .events import (
     Reprocessed,
     Signalled,
     Started,
+    StepErrored,
     StepFailed,
     StepFailedTerminal,
     StepSucceeded,
@@ -37,7 +38,7 @@ from .events import (
 from .guards import addressed_token, check_keys, refuse
 from .retries import attempt_failed
 from .state import TERMINAL, InstanceState, Token, initial_state
-from .steps import abandoned, reprocessed, step_failed, step_succeeded
+from .steps import abandoned, reprocessed, step_errored, step_failed, step_succeeded
 from .task_rules import signalled, task_completed, timer_fired
 
 
@@ -120,6 +121,7 @@ _HANDLERS: dict[type[Any], Callable[[Run, InstanceState, Any], None]] = {
     Started: _started,
     StepSucceeded: step_succeeded,
     StepFailedTerminal: step_failed,
+    StepErrored: step_errored,
     TaskCompleted: task_completed,
     TimerFired: timer_fired,
     Cancelled: _cancelled,

@@ -22,6 +22,7 @@ import msgspec
 import structlog
 
 from contracts.errors import (
+    BusinessError,
     ConcurrentModification,
     HandlerFailure,
     InvalidTransition,
@@ -52,6 +53,7 @@ from services.workflow.runtime.services.step_work import (
     StepWork,
     TableEvaluator,
     error_info,
+    errored,
     failed_attempt,
     step_input,
 )
@@ -136,6 +138,10 @@ class Executor:
                 timeout=node.failure.timeout_s,
             )
             ok = True
+        except BusinessError as exc:  # the node's error route, see step_work.errored
+            make_event, values = errored(step, exc)
+            outcome, _ = await self._finish(step, make_event, started_at=started, **values)
+            return outcome, None
         except (ValidationRejected, RuleError, StepRejected) as exc:
             return await self._reject(step, model, exc, started=started), None
         except Exception as exc:  # noqa: BLE001 - any other failure is retryable by policy

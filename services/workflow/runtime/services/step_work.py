@@ -9,12 +9,12 @@ from typing import Any
 
 import structlog
 
-from contracts.errors import RuleError, TramitaError
+from contracts.errors import BusinessError, RuleError, TramitaError
 from contracts.workflow.handlers import DataProvider, WorkflowHandler
 from contracts.workflow.types import StepInput, StepResult
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.model import DecisionTableNode, Node, ValidationNode
-from services.workflow.runtime.kernel.events import StepFailed
+from services.workflow.runtime.kernel.events import StepErrored, StepFailed
 from services.workflow.runtime.ports import InstanceRecord, StepRunRecord
 
 log = structlog.get_logger("tramita.worker")
@@ -86,6 +86,30 @@ def failed_attempt(
         error=error,
         payload=step.input,
     )
+
+
+def errored(
+    step: StepRunRecord, exc: BusinessError
+) -> tuple[Callable[[Any, datetime], StepErrored | None], dict[str, Any]]:
+    """A business error's event and what the step run closes with: ``failed`` with its code
+    and details kept; ``decide()`` takes the node's error route. On a compensation there is no
+    route: the run closes ``rejected`` and the instance is left as it is."""
+
+    def event(uow: Any, now: datetime) -> StepErrored | None:
+        if step.kind == "compensation":
+            return None
+        return StepErrored(
+            at=now,
+            token_id=step.token_id,
+            node_id=step.node_id,
+            attempt_group=step.attempt_group,
+            code=exc.code,
+            details=dict(exc.details),
+        )
+
+    error = {**error_info(exc), "code": exc.code, "details": dict(exc.details)}
+    status = "rejected" if step.kind == "compensation" else "failed"
+    return event, {"status": status, "error": error}
 
 
 class _Control:
