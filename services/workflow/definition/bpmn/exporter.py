@@ -19,6 +19,7 @@ from services.workflow.definition.messages import N_
 
 from .checks import check_exportable
 from .diagram import add_diagram
+from .error_events import exportable_routes
 from .expressions import strip_wrappers
 from .ids import IdAllocator, is_ncname, sanitise_node_id
 from .layout import Edge, Kind
@@ -97,6 +98,8 @@ class _Exporter:
         self.ids = IdAllocator({str(n["id"]) for n in self.nodes})
         self.flows: list[_Flow] = []
         self.boundaries: list[tuple[str, str, Mapping[str, Any]]] = []
+        self.error_boundaries: list[tuple[str, str, Mapping[str, Any]]] = []
+        self.error_ids: dict[str, str] = {}
         self.incoming: dict[str, list[str]] = {}
         self.outgoing: dict[str, list[str]] = {}
 
@@ -119,6 +122,8 @@ class _Exporter:
                 self._flow(node_id, branch["next"]).branch = branch
             if node.get("default"):
                 self._flow(node_id, node["default"]).is_default = True
+            for route in exportable_routes(node) or []:
+                self._error_route(node_id, route)
             for timer in node.get("timers") or []:
                 raw = timer.get("id")
                 suffix = sanitise_node_id(raw) if isinstance(raw, str) else "timer"
@@ -126,6 +131,33 @@ class _Exporter:
                 self.boundaries.append((boundary_id, node_id, timer))
                 if timer.get("next"):
                     self._flow(boundary_id, timer["next"])
+
+    def _error_route(self, node_id: str, route: Mapping[str, Any]) -> None:
+        code = str(route["code"])
+        if code != "*" and code not in self.error_ids:
+            self.error_ids[code] = self.ids.take(f"error_{code}")
+        suffix = "any" if code == "*" else code
+        boundary_id = self.ids.take(f"{node_id}_error_{suffix}")
+        self.error_boundaries.append((boundary_id, node_id, route))
+        self._flow(boundary_id, str(route["next"]))
+
+    def declare_errors(self, root: Any) -> None:
+        """One root ``bpmn:error`` per routed code (before the process, as the XSD orders)."""
+        for code, error_id in self.error_ids.items():
+            etree.SubElement(root, q(BPMN, "error"), id=error_id, name=code, errorCode=code)
+
+    def error_boundary(
+        self, process: Any, boundary_id: str, task_id: str, route: Mapping[str, Any]
+    ) -> None:
+        element = etree.SubElement(process, q(BPMN, "boundaryEvent"), id=boundary_id)
+        element.set("attachedToRef", task_id)
+        writer = FieldWriter(element)
+        self._refs(element, boundary_id)
+        definition = etree.SubElement(element, q(BPMN, "errorEventDefinition"))
+        if route["code"] != "*":
+            definition.set("errorRef", self.error_ids[str(route["code"])])
+        writer.fields(route, {"code", "next"})
+        writer.finish()
 
     def _refs(self, element: Any, element_id: str) -> None:
         for local, table in (("incoming", self.incoming), ("outgoing", self.outgoing)):
@@ -149,6 +181,8 @@ class _Exporter:
                 writer.property("type", node_type)
         self._refs(element, node_id)
         skip = set(_STRUCTURAL)
+        if exportable_routes(node) is not None:
+            skip.add("errors")
         if node_type == "timer":
             chosen = _timer_definition(element, node)
             skip.update({chosen} if chosen else set())
@@ -224,6 +258,9 @@ class _Exporter:
             for boundary_id, task_id, timer in self.boundaries:
                 if task_id == node["id"]:
                     self.boundary(process, boundary_id, task_id, timer)
+            for boundary_id, task_id, route in self.error_boundaries:
+                if task_id == node["id"]:
+                    self.error_boundary(process, boundary_id, task_id, route)
         for flow in self.flows:
             self.sequence_flow(process, flow)
         return process
@@ -246,6 +283,7 @@ def export_bpmn(definition: Mapping[str, Any]) -> bytes:
     root.set("targetNamespace", "https://tramita.dev/definitions")
     root.set("exporter", "Tramita")
     root.set("exporterVersion", "1")
+    exporter.declare_errors(root)
     process = exporter.process(root)
     add_diagram(
         root,
@@ -253,7 +291,7 @@ def export_bpmn(definition: Mapping[str, Any]) -> bytes:
         exporter.ids,
         nodes=[(str(n["id"]), kind_of(n.get("type"))) for n in exporter.nodes],
         edges=[Edge(f.id, f.source, f.target) for f in exporter.flows],
-        boundaries=[(b, t) for b, t, _ in exporter.boundaries],
+        boundaries=[(b, t) for b, t, _ in [*exporter.boundaries, *exporter.error_boundaries]],
         exclusive={str(n["id"]) for n in exporter.nodes if n.get("type") == "exclusive"},
     )
     body: bytes = etree.tostring(root, xml_declaration=False, encoding="UTF-8", pretty_print=True)

@@ -35,6 +35,7 @@ SCALARS: Final = {
     "key": "key",
     "protocol_prefix": "protocolPrefix",
     "subject_type": "subjectType",
+    "store": "store",
 }
 #: definition-format list-of-strings fields, one ``<tramita:NAME>item</tramita:NAME>`` each.
 LISTS: Final = ("consumes", "produces", "requires", "searchable", "personal")

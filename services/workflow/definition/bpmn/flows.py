@@ -224,7 +224,7 @@ def _retarget(node: dict[str, Any], merged: dict[str, str]) -> None:
         branch["next"] = follow(branch.get("next"))
     if "default" in node:
         node["default"] = follow(node["default"])
-    for timer in node.get("timers") or []:
+    for timer in [*(node.get("timers") or []), *(node.get("errors") or [])]:
         if "next" in timer:
             timer["next"] = follow(timer["next"])
 

@@ -27,6 +27,7 @@ from services.workflow.definition.gaps import (
 from services.workflow.definition.messages import N_, NOT_VALID
 
 from .document import Scan, scan
+from .error_events import boundary_error, declared_errors
 from .expressions import first_child
 from .extensions import read_tramita
 from .flows import Endpoint, collapse_merges, wire
@@ -138,7 +139,8 @@ def _boundary_timer(
             element,
             "unsupported.event",
             N_(
-                "bpmn:boundaryEvent with %(kinds_msg)s is not supported; only timer boundary events"
+                "bpmn:boundaryEvent with %(kinds_msg)s is not supported; only timer and error "
+                "boundary events"
             ),
             # A ``_msg`` parameter is translated: element names pass through unchanged.
             kinds_msg=", ".join(kinds) or N_("no event definition"),
@@ -194,6 +196,7 @@ def _convert(found: Scan, problems: Problems) -> Imported:
     if not starts:
         problems.add(found.process, "no_start", N_("the process has no plain start event"))
     timer_ids: dict[str, set[str]] = {}
+    errors = declared_errors(found.process)
     for element in [*found.boundaries, *found.flows]:
         read_vendor(element, problems)  # nothing to suggest there: only the notes
     for element in found.boundaries:
@@ -215,6 +218,14 @@ def _convert(found: Scan, problems: Problems) -> Imported:
             )
             continue
         owner = endpoints[attached_ref].target
+        if element.find(q(BPMN, "errorEventDefinition")) is not None:
+            route = boundary_error(element, owner, errors, problems)
+            if route is None:
+                found.refused.add(raw)
+                continue
+            where = f"{owner['id']}.errors[{len(owner['errors']) - 1}]"
+            endpoints[raw] = Endpoint(element, where, route, "boundary")
+            continue
         timer = _boundary_timer(element, owner, timer_ids.setdefault(owner["id"], set()), problems)
         if timer is None:
             found.refused.add(raw)
