@@ -40,6 +40,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contracts.kernel import Actor, AuditEntry, AuditRecord, Clock, IdGen
+from contracts.workflow.case import READ_ACTIONS
 from core.dbtypes import JSONType, UTCDateTime, UUIDStr
 
 GENESIS = "0" * 64
@@ -279,13 +280,20 @@ async def verify_chain(conn: AsyncConnection) -> ChainReport:
     )
 
 
-async def read_trail(conn: AsyncConnection, object_type: str, object_id: str) -> list[AuditRecord]:
-    """Every audit entry of one object, oldest first."""
-    rows = await conn.execute(
-        sa.select(chained_log)
-        .where(chained_log.c.object_type == object_type, chained_log.c.object_id == object_id)
-        .order_by(chained_log.c.seq)
+async def read_trail(
+    conn: AsyncConnection,
+    object_type: str,
+    object_id: str,
+    *,
+    actions: tuple[str, ...] | None = None,
+) -> list[AuditRecord]:
+    """Every audit entry of one object (of the given ``actions`` only, if any), oldest first."""
+    query = sa.select(chained_log).where(
+        chained_log.c.object_type == object_type, chained_log.c.object_id == object_id
     )
+    if actions is not None:
+        query = query.where(chained_log.c.action.in_(actions))
+    rows = await conn.execute(query.order_by(chained_log.c.seq))
     return [
         AuditRecord(
             seq=row.seq,
@@ -304,6 +312,11 @@ async def read_trail(conn: AsyncConnection, object_type: str, object_id: str) ->
         )
         for row in rows
     ]
+
+
+async def read_entries(conn: AsyncConnection, instance_id: str) -> list[AuditRecord]:
+    """Who read an instance's case (``READ_ACTIONS``) and when, oldest first."""
+    return await read_trail(conn, "workflow_instance", instance_id, actions=READ_ACTIONS)
 
 
 def to_json(entry: AuditEntry) -> bytes:

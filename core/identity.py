@@ -164,7 +164,7 @@ class Directory:
     async def display_names(self, user_ids: Iterable[str]) -> dict[str, str]:
         """The display name of each known user among ``user_ids`` (one query; unknown ids are
         left out), so a page can show people by name rather than by id."""
-        wanted = sorted({u for u in user_ids if u and _is_uuid(u)})
+        wanted = sorted({u for u in user_ids if u and is_uuid(u)})
         if not wanted:  # an actor named by a module ("officer-7") is no user of ours
             return {}
         async with self._engine.connect() as conn:
@@ -207,7 +207,7 @@ class Directory:
         return permission in await self.of(user_id)
 
 
-def _is_uuid(value: str) -> bool:
+def is_uuid(value: str) -> bool:
     """User ids are UUIDs; PostgreSQL refuses to compare its uuid column with anything else."""
     try:
         uuid.UUID(value)

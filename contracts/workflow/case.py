@@ -66,6 +66,19 @@ class CaseDescription(msgspec.Struct, frozen=True, kw_only=True):
     entries: tuple[CaseEntry, ...] = ()
     """Earlier answers and appeals, oldest first."""
     documents: tuple[CaseDocument, ...] = ()
+    reads: tuple[str, ...] = ()
+    """What showing this description discloses that must be recorded (Decreto 10.153/2019:
+    who opened each *denúncia*, and when): any of :data:`READ_ACTIONS`. The service writes one
+    audit entry per action, with the instance's id and the viewer, before the case is shown;
+    the module decides what is sensitive, the entry itself holds no personal data."""
+
+
+CASE_READ = "case.read"
+"""A protected case (an ombudsman *denúncia*) was opened."""
+PERSONAL_DATA_READ = "personal_data.read"
+"""A requester's name and contact were shown."""
+READ_ACTIONS = (CASE_READ, PERSONAL_DATA_READ)
+"""The audit actions that record a read (``tramita audit reads`` lists them)."""
 
 
 class CaseQuery(msgspec.Struct, frozen=True, kw_only=True):

@@ -9,6 +9,8 @@ the module's own Portuguese, shown as they are.
 from __future__ import annotations
 
 from contracts.workflow.case import (
+    CASE_READ,
+    PERSONAL_DATA_READ,
     CaseDescription,
     CaseEntry,
     CaseField,
@@ -76,8 +78,10 @@ class RequestCase:
         row = await requests.details(query.subject.id)
         if row is None:
             return None
+        reads: tuple[str, ...] = ()
         if REQUESTER_PERMISSION in query.grants:
             person = CasePerson(name=row["requester_name"], email=row["requester_email"])
+            reads = (PERSONAL_DATA_READ,)
         else:
             person = CasePerson(restricted=True)
         entries = [
@@ -98,6 +102,7 @@ class RequestCase:
             ),
             requester=person,
             entries=tuple(sorted(entries, key=lambda e: e.at)),
+            reads=reads,
         )
 
 
@@ -114,10 +119,13 @@ class OmbudsmanCase:
         row = await cases.details(query.subject.id)
         if row is None:
             return None
+        denuncia = row["kind"] == ManifestationKind.DENUNCIATION
+        reads: tuple[str, ...] = (CASE_READ,) if denuncia else ()
         if row["anonymous"]:
             person = CasePerson(anonymous=True)
         elif CONTACT_PERMISSION in query.grants:
             person = CasePerson(name=row["contact_name"], email=row["contact_email"])
+            reads += (PERSONAL_DATA_READ,)
         else:
             person = CasePerson(restricted=True)
         kind = KIND_TEXT.get(row["kind"], row["kind"])
@@ -133,6 +141,7 @@ class OmbudsmanCase:
             ),
             requester=person,
             entries=tuple(CaseEntry(at=at, label=label) for at, label in entries),
+            reads=reads,
         )
 
 

@@ -11,13 +11,16 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
 from contracts.errors import NotFound
+from contracts.workflow.case import CaseDescription
 from contracts.workflow.types import InstanceView
 from core.auth import actor_of, requires
-from services.workflow.api.deps import engine_of, reads_of
+from services.workflow.api.deps import engine_of, platform_of, reads_of
 from services.workflow.api.operation_runs import accepted, accepted_as_operation, operations_of
 from services.workflow.api.schemas import AbandonBody, DeadLetterPage, Reason
-from services.workflow.reads.operations import AuditView, DeadLetterView
+from services.workflow.definition.messages import N_
+from services.workflow.reads.operations import AuditView, DeadLetterView, read_entries
 from services.workflow.reads.search import MAX_PAGE
+from services.workflow.runtime.services.case_reading import read_case
 from services.workflow.runtime.services.operations import MAX_ITEMS
 
 LetterStatus = Literal["open", "reprocessed", "abandoned", "repaired", "cancelled", "all"]
@@ -140,3 +143,33 @@ class AuditController(Controller):
         """The instance's audit entries and its tasks', oldest first."""
         await engine_of(request).status(str(instance_id))
         return await reads_of(request).audit_trail(str(instance_id))
+
+
+class CaseController(Controller):
+    path = "/api/v1/instances/{instance_id:uuid}/case"
+    tags = ["operations"]
+    security = [{"bearer": []}]
+
+    @get("/", guards=[requires("workflow.read")])
+    async def case(
+        self, request: Request[Any, Any, Any], instance_id: FromPath[UUID]
+    ) -> CaseDescription:
+        """What the instance's module says about its subject, as the caller may see it; the
+        reads the law asks to record (a *denúncia* opened, personal data shown) are audited."""
+        engine = engine_of(request)
+        view = await engine.status(str(instance_id))
+        actor = actor_of(request)
+        grants = frozenset(await platform_of(request).directory.of(actor.id))
+        views = platform_of(request).registrations.case_views
+        found = await read_case(engine, views, view, actor, grants)
+        if found is None:
+            raise NotFound(N_("no case description"), instance_id=str(instance_id))
+        return found
+
+    @get("/reads", guards=[requires("workflow.admin")])
+    async def reads(
+        self, request: Request[Any, Any, Any], instance_id: FromPath[UUID]
+    ) -> list[AuditView]:
+        """Who read the case (or its requester's personal data) and when, oldest first."""
+        await engine_of(request).status(str(instance_id))
+        return read_entries(await reads_of(request).audit_trail(str(instance_id)))

@@ -14,7 +14,7 @@ from services.workflow.api.forms import FormController
 from services.workflow.api.instances import InstanceController, MessageController
 from services.workflow.api.migrations import MigrationController, RepairController
 from services.workflow.api.operation_runs import OperationController
-from services.workflow.api.operations import AuditController, DeadLetterController
+from services.workflow.api.operations import AuditController, CaseController, DeadLetterController
 from services.workflow.api.queues import QueueMemberController
 from services.workflow.api.task_actions import TaskInboxController
 from services.workflow.api.tasks import InstanceTaskController, TaskController
@@ -35,6 +35,7 @@ def api_router() -> Router:
             FormController,
             DeadLetterController,
             AuditController,
+            CaseController,
             OperationController,
             MigrationController,
             RepairController,

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 import msgspec
 
 from contracts.kernel import Actor
+from contracts.workflow.case import READ_ACTIONS
 
 
 class DeadLetterView(msgspec.Struct, frozen=True, kw_only=True):
@@ -35,6 +36,11 @@ class AuditView(msgspec.Struct, frozen=True, kw_only=True):
     before: dict[str, Any] | None
     after: dict[str, Any] | None
     reason: str | None
+
+
+def read_entries(trail: list[AuditView]) -> list[AuditView]:
+    """The entries of a trail that record a read (``contracts.workflow.case.READ_ACTIONS``)."""
+    return [a for a in trail if a.action in READ_ACTIONS]
 
 
 class StepRunView(msgspec.Struct, frozen=True, kw_only=True):

@@ -3,7 +3,8 @@ instance's earlier form submissions, read-only.
 
 The module is reached only through the ``CaseView`` it registered for the subject type (the
 frozen ``registrations.case_views``); it reads its own records and decides, from the viewer's
-permissions, what it shows of the requester. A view that raises never breaks the page: the
+permissions, what it shows of the requester; ``read_case`` audits the reads it names. A view
+(or the audit write) that raises never breaks the page: the
 panel says the summary could not be loaded and the log keeps ids and the exception's type.
 Submissions are shown with the field labels of the exact form version they were answered on.
 """
@@ -18,12 +19,13 @@ import msgspec
 import structlog
 from litestar import Request
 
-from contracts.workflow.case import CaseDescription, CaseQuery
+from contracts.workflow.case import CaseDescription
 from contracts.workflow.types import InstanceView, TaskView
 from core.i18n import gettext
 from core.localtime import datetime_text
 from services.workflow.forms import FileRef, FormSchema, decode_snapshot, field_type
-from services.workflow.ui.deps import reads_of
+from services.workflow.runtime.services.case_reading import read_case
+from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.form_view import find_schema
 from services.workflow.ui.web import platform_of, ui_actor
 
@@ -61,21 +63,14 @@ async def describe(request: Request[Any, Any, Any], instance: InstanceView) -> C
     """The module's description of the instance's subject (``None`` without a view)."""
     platform = platform_of(request)
     subject = instance.subject
-    view = platform.registrations.case_views.get(subject.type) if subject else None
-    if view is None or subject is None:
+    views = platform.registrations.case_views
+    if subject is None or subject.type not in views:
         return CasePanel()
     viewer = ui_actor(request)
     try:
         grants = await platform.directory.of(viewer.id)
-        description = await view.describe(
-            CaseQuery(
-                subject=subject,
-                instance_id=instance.id,
-                protocol=instance.protocol,
-                definition_key=instance.definition_key,
-                viewer=viewer,
-                grants=frozenset(grants),
-            )
+        description = await read_case(
+            engine_of(request), views, instance, viewer, frozenset(grants)
         )
     except Exception as exc:  # noqa: BLE001 - a module's fault must not take the page down
         log.error(

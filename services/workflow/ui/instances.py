@@ -21,7 +21,7 @@ from services.workflow.ui.documents import page_documents, size_text
 from services.workflow.ui.outcomes import history_event, outcome_names_of
 from services.workflow.ui.people import names_of
 from services.workflow.ui.stuck import status_labels
-from services.workflow.ui.web import page, page_requires, zone_of
+from services.workflow.ui.web import page, page_requires, platform_of, ui_actor, zone_of
 
 TASK_STATUSES = {
     "ready": N_("Waiting in the queue"),
@@ -96,4 +96,7 @@ class InstancePageController(Controller):
             is_open=view.status not in TERMINAL_STATUSES,
             task_label={key: gettext(label) for key, label in TASK_STATUSES.items()},
             deadline_stories=await deadline_stories(request, instance_id),
+            can_admin=await platform_of(request).permissions.has(
+                ui_actor(request).id, "workflow.admin"
+            ),
         )
