@@ -67,6 +67,8 @@ _FORMATS: Final[Mapping[str, str]] = {
     "third_party": N_("a variable name like `witness_name`"),
     "protocol_prefix": N_("2 to 10 capital letters, like `PUR`"),
     "form": N_("a form key, optionally with a version, like `purchase.review@2`"),
+    "code": N_("a lowercase identifier like `payment_refused`, or `*` for any other code"),
+    "store": _VARIABLE,
 }
 _VALID_NAME = N_("a valid name")
 _DOCUMENTED = N_("in the documented format")

@@ -60,8 +60,11 @@ def test_the_stored_key_must_not_be_a_success_output() -> None:
 @pytest.mark.parametrize("code", ["Payment", "has space", ""])
 def test_a_code_that_is_not_an_identifier_is_refused(code: str) -> None:
     doc = flow(start(), work(errors=[{"code": code, "next": "finish"}]), end())
-    with pytest.raises(DefinitionInvalid):
+    with pytest.raises(DefinitionInvalid) as refused:
         parse_definition(doc)
+    (error,) = refused.value.errors
+    assert error.path == "nodes[1] (work).errors[0].code"
+    assert "`payment_refused`" in error.message
 
 
 def test_a_node_without_errors_keeps_its_stored_bytes() -> None:

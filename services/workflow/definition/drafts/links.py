@@ -20,6 +20,7 @@ from services.workflow.definition.drafts.ops import (
     branches_of,
     check_identifier,
     dict_field,
+    drop_routes,
     find,
     links,
     refuse_if,
@@ -141,6 +142,8 @@ def disconnect(document: Mapping[str, Any], source: str, key: str) -> Applied:
             node.pop("outcome_names", None)
     elif field == "branch":
         node["branches"] = [b for i, b in enumerate(node["branches"]) if i != int(rest)]
+    elif field == "error":
+        drop_routes(node, {int(rest.partition(".")[0])})
     else:
         timer = next(t for t in timers_of(node) if str(t.get("id")) == rest)
         del timer["next"]

@@ -118,6 +118,8 @@ def label_of(key: str) -> str:
         return gettext("condition %(n)s to") % {"n": int(rest) + 1}
     if field == "timer":
         return gettext("deadline «%(id)s» to") % {"id": rest}
+    if field == "error":
+        return gettext("business error «%(code)s» to") % {"code": rest.partition(".")[2]}
     return gettext("otherwise to")
 
 
@@ -135,6 +137,7 @@ def links(node: Mapping[str, Any]) -> list[Link]:
         keyed.append(("default", node["default"]))
     timed = [t for t in timers_of(node) if isinstance(t.get("next"), str)]
     keyed.extend((f"timer.{t.get('id')}", t["next"]) for t in timed)
+    keyed.extend((f"error.{i}.{r.get('code')}", r.get("next")) for i, r in errors_of(node))
     return [Link(key, label_of(key), str(target)) for key, target in keyed]
 
 
@@ -151,6 +154,13 @@ def list_field(holder: Mapping[str, Any], field: str) -> list[Any]:
 def branches_of(node: Mapping[str, Any]) -> list[dict[str, Any]]:
     branches = node.get("branches")
     return [b for b in branches if isinstance(b, dict)] if isinstance(branches, list) else []
+
+
+def errors_of(node: Mapping[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """A service task's error routes that have a target, with their position."""
+    routes = node.get("errors")
+    found = enumerate(routes) if isinstance(routes, list) else enumerate([])
+    return [(i, r) for i, r in found if isinstance(r, dict) and isinstance(r.get("next"), str)]
 
 
 def timers_of(node: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -351,6 +361,16 @@ def _map_references(node: Node, change: Callable[[str], str | None]) -> list[Lin
     for timer in timers_of(node):
         if isinstance(timer.get("next"), str):
             _set_or_drop(timer, "next", change(timer["next"]), dropped, f"timer.{timer.get('id')}")
+    gone = set()
+    for i, route in errors_of(node):
+        new = change(route["next"])
+        if new is None:
+            gone.add(i)
+            dropped.append(f"error.{i}.{route.get('code')}")
+        else:
+            route["next"] = new
+    if gone:
+        drop_routes(node, gone)
     policy = node.get("policy")
     if isinstance(policy, dict) and isinstance(policy.get("exclude_completers_of"), list):
         mapped_ids = [change(str(i)) for i in policy["exclude_completers_of"]]
@@ -366,3 +386,12 @@ def _set_or_drop(
         dropped.append(key)
     else:
         holder[field] = value
+
+
+def drop_routes(node: dict[str, Any], positions: set[int]) -> None:
+    """A route without a target means nothing: it goes, and ``errors`` with the last one."""
+    kept = [r for i, r in enumerate(node["errors"]) if i not in positions]
+    if kept:
+        node["errors"] = kept
+    else:
+        del node["errors"]
