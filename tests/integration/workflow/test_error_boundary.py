@@ -5,6 +5,7 @@ delivery of the finished step changes nothing."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import StartRequest, StepInput, StepResult
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
+from services.workflow.definition.bpmn import export_bpmn, import_bpmn
 from tests.fakes.boot import booted
 
 
@@ -85,6 +87,7 @@ class ErrorsPlugin:
     def tramita_register_queues(self, registry: Any) -> None:
         registry.add("errors.routed.operators", "Operators")
         registry.add("errors.catch_all.operators", "Operators")
+        registry.add("errors.bpmn.operators", "Operators")
 
     @hookimpl
     def tramita_register_handlers(self, registry: Any) -> None:
@@ -185,3 +188,53 @@ async def test_a_redelivered_errored_step_is_applied_once(
     assert [h.event for h in history].count("step_errored") == 1
     assert plugin.notify.seen == [REFUSAL]
     assert (await service.engine.status(view.id)).status == "rejected"
+
+
+async def test_an_error_boundary_drawn_in_bpmn_publishes_and_routes(
+    service: WorkflowService, plugin: ErrorsPlugin
+) -> None:
+    drawn = export_bpmn({**ROUTED, "key": "errors.bpmn"})
+    assert b"errorEventDefinition" in drawn
+    await service.engine.publisher.publish(import_bpmn(drawn), actor=Actor(id="designer"))
+    plugin.billing.refuse_with = "payment_refused"
+    instance_id = await _run(service, "errors.bpmn")
+    view = await service.engine.status(instance_id)
+    assert (view.status, view.context["refusal"]) == ("rejected", REFUSAL)
+
+
+async def test_a_worker_lost_before_recording_the_error_is_resumed_and_routed_once(
+    service: WorkflowService, plugin: ErrorsPlugin, clock: FixedClock
+) -> None:
+    """A worker took the step and stopped (its lease runs out, nothing recorded): the sweeper
+    counts the attempt failed, the retry (same idempotency key) meets the business error and
+    the route is taken once. In-process: the lease expires on the fixed clock."""
+    plugin.billing.refuse_with = "payment_refused"
+    view = await service.engine.start(
+        StartRequest(definition_key="errors.routed", context={"amount": 120}, actor=Actor(id="u"))
+    )
+    async with service.engine._uow() as uow:
+        (step,) = await uow.steps.of(view.id)
+        taken = await uow.steps.claim(
+            step.id,
+            owner="lost-worker",
+            now=clock.now(),
+            lease_until=clock.now() + timedelta(seconds=60),
+        )
+        await uow.commit()
+    assert taken is not None
+    await service.delivery.drain()  # the message arrives, but the step is leased: skipped
+    clock.advance(timedelta(seconds=61))
+    assert await service.delivery.sweeper.sweep() == 1
+    clock.advance(timedelta(seconds=5))  # the retry waits its backoff
+    await service.delivery.drain()
+    assert (await service.engine.status(view.id)).status == "rejected"
+    async with service.engine._uow() as uow:
+        runs = [r for r in await uow.steps.of(view.id) if r.node_id == "charge"]
+    assert [(r.attempt, r.status, (r.error or {}).get("code")) for r in runs] == [
+        (1, "failed", "lease_expired"),
+        (2, "failed", "payment_refused"),
+    ]
+    assert len({r.idempotency_key for r in runs}) == 1
+    history = await service.engine.history(view.id)
+    assert [h.event for h in history].count("step_errored") == 1
+    assert plugin.notify.seen == [REFUSAL]
