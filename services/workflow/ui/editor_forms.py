@@ -164,7 +164,7 @@ ACTIONS: Final[Mapping[str, tuple[tuple[str, ...], NodeEdit]]] = {
 
 _REMOVED: Final = re.compile(
     r"^([a-z][a-z0-9_]*):(next(?:\.\d+)?|outcome\.[a-z][a-z0-9_]*|branch\.\d+|default"
-    r"|timer\.[a-z][a-z0-9_]*):([a-z][a-z0-9_]*)$"
+    r"|timer\.[a-z][a-z0-9_]*|error\.\d+\.(?:[a-z][a-z0-9_]*|\*)):([a-z][a-z0-9_]*)$"
 )
 
 

@@ -42,6 +42,14 @@ def test_removed_text_that_is_not_a_transition_key_is_dropped() -> None:
     assert removed_from_query(crafted) == ["start segue para review"]
 
 
+def test_a_removed_error_route_is_named_by_its_code() -> None:
+    removed = "charge:error.0.payment_refused:refused,charge:error.1.*:done"
+    assert removed_from_query(removed) == [
+        "charge erro de negócio «payment_refused» para refused",
+        "charge erro de negócio «*» para done",
+    ]
+
+
 def test_a_refused_form_points_at_its_first_invalid_visible_field() -> None:
     failed = Failed(
         "review-connect",
