@@ -16,7 +16,7 @@ import msgspec
 import sqlalchemy as sa
 
 from contracts.kernel import AuditRecord
-from contracts.workflow.case import CASE_READ, PERSONAL_DATA_READ
+from contracts.workflow.case import CASE_READ, IDENTITY_REVEALED, PERSONAL_DATA_READ
 from core.audit import ChainReport, read_entries, verify_chain
 from core.cli_text import gettext as _
 from core.db import create_engine
@@ -39,6 +39,7 @@ async def _verify(database_url: str) -> ChainReport:
 READ_TEXT = {
     CASE_READ: N_("opened the case"),
     PERSONAL_DATA_READ: N_("saw the requester's personal data"),
+    IDENTITY_REVEALED: N_("revealed the protected identity"),
 }
 
 

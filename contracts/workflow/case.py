@@ -52,6 +52,12 @@ class CasePerson(msgspec.Struct, frozen=True, kw_only=True):
     restricted: bool = False
     anonymous: bool = False
     """The person chose not to identify themselves (an anonymous ombudsman case)."""
+    pseudonym: str | None = None
+    """A protected identity (a *denúncia*, Lei 13.460/2017 art. 10 §7): staff see this stable
+    name for the case (``Manifestante 7F3A``) instead of the person, until someone holding
+    ``reveal_permission`` reveals it, with a reason (``CaseQuery.reveal_reason``)."""
+    reveal_permission: str | None = None
+    """The permission the module checks before revealing a protected identity."""
 
 
 class CaseDescription(msgspec.Struct, frozen=True, kw_only=True):
@@ -77,7 +83,9 @@ CASE_READ = "case.read"
 """A protected case (an ombudsman *denúncia*) was opened."""
 PERSONAL_DATA_READ = "personal_data.read"
 """A requester's name and contact were shown."""
-READ_ACTIONS = (CASE_READ, PERSONAL_DATA_READ)
+IDENTITY_REVEALED = "identity.revealed"
+"""A protected identity was revealed, with the reason kept in the audit entry."""
+READ_ACTIONS = (CASE_READ, PERSONAL_DATA_READ, IDENTITY_REVEALED)
 """The audit actions that record a read (``tramita audit reads`` lists them)."""
 
 
@@ -90,6 +98,10 @@ class CaseQuery(msgspec.Struct, frozen=True, kw_only=True):
     definition_key: str
     viewer: Actor
     grants: frozenset[str] = frozenset()
+    reveal_reason: str | None = None
+    """Set only by the reveal action: the viewer asks to see a protected identity, for this
+    reason. The module raises ``Forbidden`` unless the viewer holds its reveal permission and
+    then names ``IDENTITY_REVEALED`` in ``CaseDescription.reads``."""
 
 
 @runtime_checkable

@@ -8,8 +8,12 @@ the module's own Portuguese, shown as they are.
 
 from __future__ import annotations
 
+import hashlib
+
+from contracts.errors import Forbidden
 from contracts.workflow.case import (
     CASE_READ,
+    IDENTITY_REVEALED,
     PERSONAL_DATA_READ,
     CaseDescription,
     CaseEntry,
@@ -25,6 +29,7 @@ from modules.esic.workflows import SECTORS
 
 REQUESTER_PERMISSION = "esic.requester"
 CONTACT_PERMISSION = "ouvidoria.requester"
+REVEAL_PERMISSION = "ouvidoria.reveal_identity"
 
 REQUEST_STATUS_TEXT: dict[str, str] = {
     RequestStatus.RECEIVED: "Recebido",
@@ -58,6 +63,11 @@ APPEAL_TEXT = {
     1: "Recurso do requerente em 1ª instância",
     2: "Recurso do requerente em 2ª instância",
 }
+
+
+def pseudonym(case_id: str) -> str:
+    """``Manifestante 7F3A``: four hex digits of a hash of the case id, the same every time."""
+    return f"Manifestante {hashlib.sha256(case_id.encode()).hexdigest()[:4].upper()}"
 
 
 def paragraphs(text: str) -> tuple[str, ...]:
@@ -121,8 +131,23 @@ class OmbudsmanCase:
             return None
         denuncia = row["kind"] == ManifestationKind.DENUNCIATION
         reads: tuple[str, ...] = (CASE_READ,) if denuncia else ()
-        if row["anonymous"]:
+        protected = denuncia and not row["anonymous"]
+        if query.reveal_reason is not None and protected:
+            if REVEAL_PERMISSION not in query.grants:
+                raise Forbidden(
+                    "revealing a protected identity needs its own permission",
+                    permission=REVEAL_PERMISSION,
+                )
+            person = CasePerson(name=row["contact_name"], email=row["contact_email"])
+            reads += (IDENTITY_REVEALED,)
+        elif row["anonymous"]:
             person = CasePerson(anonymous=True)
+        elif protected:
+            person = CasePerson(
+                restricted=True,
+                pseudonym=pseudonym(str(row["id"])),
+                reveal_permission=REVEAL_PERMISSION,
+            )
         elif CONTACT_PERMISSION in query.grants:
             person = CasePerson(name=row["contact_name"], email=row["contact_email"])
             reads += (PERSONAL_DATA_READ,)

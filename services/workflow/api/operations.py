@@ -10,13 +10,13 @@ import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
-from contracts.errors import NotFound
+from contracts.errors import NotFound, ValidationFailed
 from contracts.workflow.case import CaseDescription
 from contracts.workflow.types import InstanceView
 from core.auth import actor_of, requires
 from services.workflow.api.deps import engine_of, platform_of, reads_of
 from services.workflow.api.operation_runs import accepted, accepted_as_operation, operations_of
-from services.workflow.api.schemas import AbandonBody, DeadLetterPage, Reason
+from services.workflow.api.schemas import AbandonBody, DeadLetterPage, Reason, RevealBody
 from services.workflow.definition.messages import N_
 from services.workflow.reads.operations import AuditView, DeadLetterView, read_entries
 from services.workflow.reads.search import MAX_PAGE
@@ -156,15 +156,21 @@ class CaseController(Controller):
     ) -> CaseDescription:
         """What the instance's module says about its subject, as the caller may see it; the
         reads the law asks to record (a *denúncia* opened, personal data shown) are audited."""
-        engine = engine_of(request)
-        view = await engine.status(str(instance_id))
-        actor = actor_of(request)
-        grants = frozenset(await platform_of(request).directory.of(actor.id))
-        views = platform_of(request).registrations.case_views
-        found = await read_case(engine, views, view, actor, grants)
-        if found is None:
-            raise NotFound(N_("no case description"), instance_id=str(instance_id))
-        return found
+        return await _case(request, str(instance_id), None)
+
+    @post("/reveal", guards=[requires("workflow.read")], status_code=200)
+    async def reveal(
+        self,
+        request: Request[Any, Any, Any],
+        instance_id: FromPath[UUID],
+        data: JSONBody[RevealBody],
+    ) -> CaseDescription:
+        """The case with its protected identity revealed: the module's own permission (403
+        without it) and a reason, kept in the audit entry (``identity.revealed``)."""
+        reason = data.reason.strip()
+        if not reason:
+            raise ValidationFailed(N_("a reason is required"), field="reason")
+        return await _case(request, str(instance_id), reason)
 
     @get("/reads", guards=[requires("workflow.admin")])
     async def reads(
@@ -173,3 +179,17 @@ class CaseController(Controller):
         """Who read the case (or its requester's personal data) and when, oldest first."""
         await engine_of(request).status(str(instance_id))
         return read_entries(await reads_of(request).audit_trail(str(instance_id)))
+
+
+async def _case(
+    request: Request[Any, Any, Any], instance_id: str, reveal_reason: str | None
+) -> CaseDescription:
+    engine = engine_of(request)
+    view = await engine.status(instance_id)
+    actor = actor_of(request)
+    grants = frozenset(await platform_of(request).directory.of(actor.id))
+    views = platform_of(request).registrations.case_views
+    found = await read_case(engine, views, view, actor, grants, reveal_reason=reveal_reason)
+    if found is None:
+        raise NotFound(N_("no case description"), instance_id=instance_id)
+    return found

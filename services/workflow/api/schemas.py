@@ -58,6 +58,12 @@ class AbandonBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     reason: Reason
 
 
+class RevealBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Why a protected identity is revealed (kept in the audit entry only)."""
+
+    reason: Reason
+
+
 class Published(msgspec.Struct, frozen=True, kw_only=True):
     key: str
     version: int

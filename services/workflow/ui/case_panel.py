@@ -52,6 +52,9 @@ class CasePanel(msgspec.Struct, frozen=True, kw_only=True):
     failed: bool = False
     """The module's view raised: the page says so instead of the summary."""
     submissions: tuple[SubmittedForm, ...] = ()
+    instance_id: str = ""
+    can_reveal: bool = False
+    """The requester is a pseudonym the viewer may reveal (the page links the reveal form)."""
 
     @property
     def people(self) -> list[str | None]:
@@ -81,7 +84,13 @@ async def describe(request: Request[Any, Any, Any], instance: InstanceView) -> C
             error=type(exc).__name__,
         )
         return CasePanel(failed=True)
-    return CasePanel(description=description)
+    person = description.requester if description else None
+    needed = person.reveal_permission if person and person.pseudonym else None
+    return CasePanel(
+        description=description,
+        instance_id=instance.id,
+        can_reveal=needed is not None and needed in grants,
+    )
 
 
 def answer_text(schema: FormSchema | None, field_id: str, value: Any) -> str:

@@ -27,7 +27,7 @@ from services.workflow.ui.operation_pages import OperationPagesController
 from services.workflow.ui.operations import OperationsController
 from services.workflow.ui.portal import portal_router
 from services.workflow.ui.queue_pages import QueuePagesController
-from services.workflow.ui.read_pages import InstanceReadsController
+from services.workflow.ui.read_pages import InstanceReadsController, RevealIdentityController
 from services.workflow.ui.search import SearchPageController
 from services.workflow.ui.session_pages import login, login_form, logout
 from services.workflow.ui.stuck import StuckInstancesController
@@ -54,6 +54,7 @@ def ui_router() -> Router:
             InstancePageController,
             InstanceActionsController,
             InstanceReadsController,
+            RevealIdentityController,
             QueuePagesController,
             CalendarPagesController,
             UnitPagesController,

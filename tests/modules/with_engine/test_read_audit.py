@@ -109,15 +109,12 @@ async def test_the_api_records_personal_data_shown_to_a_holder_of_the_contact_pe
     service: WorkflowService,
     client: AsyncTestClient,  # type: ignore[type-arg]
 ) -> None:
-    iid = await case_of(booted, service, ManifestationKind.DENUNCIATION, name=NAME, email=EMAIL)
+    iid = await case_of(booted, service, ManifestationKind.COMPLAINT, name=NAME, email=EMAIL)
     ombud = await user(booted, "ombud", "Olga", "workflow.read", "ouvidoria.requester")
     got = await client.get(f"/api/v1/instances/{iid}/case", headers=bearer(booted, ombud))
     assert got.status_code == 200, got.text
     assert got.json()["requester"]["name"] == NAME
-    assert await reads_of(service, iid) == [
-        (CASE_READ, ombud, iid),
-        (PERSONAL_DATA_READ, ombud, iid),
-    ]
+    assert await reads_of(service, iid) == [(PERSONAL_DATA_READ, ombud, iid)]
 
 
 async def test_a_complaint_without_personal_data_shown_leaves_no_read_entry(
@@ -140,16 +137,25 @@ async def test_audit_reads_lists_who_read_what_and_when_in_portuguese_and_englis
     database_url: str,
 ) -> None:
     iid = await case_of(booted, service, ManifestationKind.DENUNCIATION, name=NAME, email=EMAIL)
-    ombud = await user(booted, "ombud", "Olga Ouvidora", "workflow.read", "ouvidoria.requester")
+    ombud = await user(
+        booted, "ombud", "Olga Ouvidora", "workflow.read", "ouvidoria.reveal_identity"
+    )
     assert (
         await client.get(f"/api/v1/instances/{iid}/case", headers=bearer(booted, ombud))
     ).is_success
+    revealed = await client.post(
+        f"/api/v1/instances/{iid}/case/reveal",
+        json={"reason": "Pedido do Ministério Público"},
+        headers=bearer(booted, ombud),
+    )
+    assert revealed.status_code == 200, revealed.text
     pt = await asyncio.to_thread(tramita, database_url, "audit", "reads", "--instance", iid)
     assert pt.returncode == 0, pt.stderr
     lines = pt.stdout.splitlines()
-    assert len(lines) == 2
+    assert len(lines) == 3
     assert "Olga Ouvidora abriu o caso" in lines[0]
-    assert "Olga Ouvidora viu os dados pessoais do requerente" in lines[1]
+    assert "Olga Ouvidora abriu o caso" in lines[1]
+    assert "Olga Ouvidora revelou a identidade protegida" in lines[2]
     assert NAME not in pt.stdout and EMAIL not in pt.stdout
     en = await asyncio.to_thread(
         tramita, database_url, "audit", "reads", "--instance", iid, lang="en"
