@@ -4,8 +4,6 @@ PostgreSQL). The PDFs are read back with poppler's ``pdftotext``."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -21,21 +19,8 @@ from modules.esic.documents import ANSWER_TYPE, appeal_type
 from modules.esic.info_requests import Requests
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.public.links import sign_link
-from tests.conftest import IN_CI
 from tests.modules.with_engine.test_esic_flow import received, work
-
-
-def pdf_text(data: bytes, tmp_path: Path) -> str:
-    if shutil.which("pdftotext") is None:
-        if IN_CI:
-            pytest.fail("pdftotext (poppler-utils) is missing; .ci/run installs it")
-        pytest.skip("pdftotext (poppler-utils) is not installed")
-    path = tmp_path / "doc.pdf"
-    path.write_bytes(data)
-    out = subprocess.run(
-        ["pdftotext", "-layout", str(path), "-"], capture_output=True, check=True, timeout=60
-    )
-    return out.stdout.decode()
+from tests.unit.core.test_pdf import pdf_text
 
 
 async def documents(service: WorkflowService, instance_id: str) -> dict[str, Any]:

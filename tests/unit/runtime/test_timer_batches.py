@@ -4,26 +4,15 @@ then fails alone — every other timer of the batch still fires."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pytest
 
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
-from core.clock import FixedClock
-from core.ids import UUIDv7Gen
-from services.workflow.calendar import Calendar, CalendarSpec, seal_spec
-from services.workflow.definition import KnownNames
-from services.workflow.rules import RuleEngine
-from services.workflow.runtime.services.applier import Applier
-from services.workflow.runtime.services.engine import Engine
-from services.workflow.runtime.services.legal_time import LegalTime
-from services.workflow.runtime.services.publishing import ModelCompiler
 from services.workflow.runtime.services.timer_firing import TimerFiring
-from tests.fakes.memory_uow import MemoryDatabase, MemoryUnitOfWork
-from tests.fakes.telemetry import NoTelemetry
+from tests.fakes.memory_kit import MemoryKit
 
 FLOW = {
     "format": 1,
@@ -40,36 +29,12 @@ FLOW = {
 AUTHOR = Actor(id="00000000-0000-7000-8000-00000000a001")
 
 
-async def _pinned(uow: object, reference: str) -> str:
-    return reference
+class Kit(MemoryKit):
+    """The service's wiring on the in-memory unit of work, with a timer firing whose
+    ``apply_in`` fails unexpectedly for the broken instances."""
 
-
-class Kit:
     def __init__(self) -> None:
-        self.clock = FixedClock(datetime(2026, 3, 2, 12, 0, tzinfo=UTC))
-        self.ids = UUIDv7Gen()
-        self.database = MemoryDatabase()
-        rules = RuleEngine()
-        known = KnownNames(
-            handlers=frozenset(), forms=frozenset(), queues=frozenset(), providers=frozenset()
-        )
-        calendar = Calendar.from_spec(seal_spec(CalendarSpec(key="br-national", version=1)))
-        self.engine = Engine(
-            uow_factory=self.uow,
-            clock=self.clock,
-            ids=self.ids,
-            compiler=ModelCompiler(known, rules, rules),
-            applier=Applier(
-                self.ids,
-                calendar,
-                LegalTime(calendar, {}),
-                telemetry=NoTelemetry(),
-                pin_form=_pinned,
-            ),
-            wakeup=lambda: None,
-            zone=ZoneInfo("America/Sao_Paulo"),
-            tick_concurrency=1,
-        )
+        super().__init__()
         self.broken: set[str] = set()
         self.wakeups = 0
         self.firing = TimerFiring(
@@ -89,11 +54,8 @@ class Kit:
             raise RuntimeError("unexpected failure while applying")
         return await self.engine.apply_in(uow, record, *args, **kw)
 
-    def uow(self) -> MemoryUnitOfWork:
-        return MemoryUnitOfWork(self.database, self.clock, self.ids)
-
     async def start(self, count: int) -> list[str]:
-        await self.engine.publisher.publish(FLOW, actor=AUTHOR)
+        await self.boot(FLOW)
         return [
             (await self.engine.start(StartRequest(definition_key="memory.wait", actor=AUTHOR))).id
             for _ in range(count)
