@@ -79,7 +79,7 @@ class Platform:
             collected=collected,
             registrations=Registrations.freeze(collected),
             database=database,
-            audit=SqlAuditWriter(clock, ids),
+            audit=SqlAuditWriter(clock, ids, chains=settings.audit_chains),
             directory=directory,
             login=Login(directory, LoginThrottle(database, clock, settings)),
             sessions=SessionStore(database, clock, ids),

@@ -2,36 +2,40 @@
 
 Two defences stack here. The table refuses UPDATE and DELETE through database triggers (see the
 ``core`` migrations), so the trail cannot be edited through the application even by mistake.
-And every row carries ``prev_hash`` (the hash of the row before it) and ``hash`` (SHA-256 over
-its own canonical content plus ``prev_hash``): someone with enough database rights to drop the
-trigger, edit a row or slip a forged one in breaks the chain, and :func:`verify_chain` names the
-first broken entry. Recomputing the whole chain after an edit is still possible for such an
-attacker, which is why ``tramita audit verify --json`` prints the head hash: store it outside
-the database (a ticket, a signed e-mail, the Official Gazette) and an edit rewrites history
-that someone else holds a copy of.
+And every row carries ``prev_hash`` (the hash of the row before it in its chain) and ``hash``
+(SHA-256 over its own canonical content plus ``prev_hash``): someone with enough database rights
+to drop the trigger, edit a row, delete one, swap two or slip a forged one in breaks a chain,
+and :func:`verify_chain` names the first broken entry.
 
-Concurrent writers. Each append must see the hash of the row committed just before it. On
-PostgreSQL the append takes a transaction-scoped advisory lock, then inserts the row with one
-statement that reads the current head and computes the hash on the server: Python builds the
-canonical JSON around the predecessor's hash (see :data:`CHAINED_INSERT`), PostgreSQL's
-``sha256`` hashes it with the head spliced in, so the stored hash is exactly
-:func:`entry_hash` and :func:`verify_chain` checks it the same way. The lock is held until
-the caller's transaction ends, so chain order is commit order and no two rows can claim the
-same predecessor; the insert is a statement after the lock, so it reads the head with a
-snapshot taken after the lock was granted. A caller that holds the lock may also send that
-insert later in the same transaction (the workflow unit of work sends it with its COMMIT).
-The cost is that audited transactions serialise from their first audit row to their commit
-(measured in ``docs/deployment.md``).
-The alternative, a sealer that chains rows after commit in ``seq`` order, needs UPDATE on the
-table (weakening the trigger) and must reason about sequence gaps left by rolled-back
-transactions; the lock is simpler and its cost is small next to the engine's own row locks.
-SQLite needs nothing extra: every transaction starts with ``BEGIN IMMEDIATE`` (one writer).
+Several chains (stripes). The log is not one chain but ``audit_chains`` of them (the ``chain``
+column, 16 by default): each row is linked to the row before it *in its own chain*. Recomputing
+a chain after an edit, or cutting a chain's tail off, is still possible for an attacker with
+write rights, which is why ``tramita audit verify --json`` prints ``head_hash``, a digest over
+every chain's head (:func:`heads_digest`): store it outside the database (a ticket, a signed
+e-mail, the Official Gazette) and a rewritten or shortened chain no longer matches history that
+someone else holds a copy of. Order is proven within a chain; between chains, entries are
+concurrent and only ``seq`` and ``at`` (not hashed together) order them.
+
+Concurrent writers. Each append must see the hash of the row committed just before it in its
+chain. On PostgreSQL the transaction first takes one chain (:data:`TAKE_CHAIN`: the function
+``core_audit_take_chain``, see ``core_0007``): it tries the chains' transaction-scoped advisory
+locks (key ``AUDIT_LOCK_KEY + chain``) from ``pg_backend_pid() % chains`` on, keeps the first
+free one, or waits for its own when all are busy, and remembers it in the transaction-local
+setting ``tramita.audit_chain`` (later appends in the same transaction reuse it). Then one
+statement per row reads that chain's head and computes the hash on the server: Python builds
+the canonical JSON around the predecessor's hash (see :data:`CHAINED_INSERT`), PostgreSQL's
+``sha256`` hashes it with the head spliced in, so the stored hash is exactly :func:`entry_hash`.
+The lock is held until the transaction ends, so a chain's order is its commit order; the insert
+is a statement after the lock, so it reads the head with a snapshot taken after the lock was
+granted. The workflow unit of work sends both with its COMMIT. Audited transactions now
+serialise only when more of them commit at once than there are chains (measured in
+``docs/deployment.md``). The ``chain`` is not hashed: moving a row to another chain breaks the
+links of both. SQLite needs nothing extra: ``BEGIN IMMEDIATE`` (one writer), one chain (0).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -46,8 +50,35 @@ from core.dbtypes import JSONType, UTCDateTime, UUIDStr
 GENESIS = "0" * 64
 """The ``prev_hash`` of the first entry."""
 
-AUDIT_LOCK_KEY = 0x7472_616D_6175_6474  # "tramaudt": one advisory lock for the whole chain
-_BATCH = 1000
+AUDIT_LOCK_KEY = 0x7472_616D_6175_6474  # "tramaudt": chain n's advisory lock is this + n
+CHAIN_SETTING = "tramita.audit_chain"
+"""The transaction-local setting that holds the chain this transaction appends to."""
+
+TAKE_CHAIN_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION core_audit_take_chain(chains integer) RETURNS integer
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    taken text := current_setting('{CHAIN_SETTING}', true);
+    own integer := pg_backend_pid() % greatest(chains, 1);
+    candidate integer;
+BEGIN
+    IF taken IS NOT NULL AND taken <> '' THEN
+        RETURN taken::integer;  -- this transaction holds its chain already
+    END IF;
+    FOR i IN 0 .. greatest(chains, 1) - 1 LOOP
+        candidate := (own + i) % greatest(chains, 1);
+        IF pg_try_advisory_xact_lock({AUDIT_LOCK_KEY} + candidate) THEN
+            PERFORM set_config('{CHAIN_SETTING}', candidate::text, true);
+            RETURN candidate;
+        END IF;
+    END LOOP;
+    PERFORM pg_advisory_xact_lock({AUDIT_LOCK_KEY} + own);  -- all busy: wait for our own
+    PERFORM set_config('{CHAIN_SETTING}', own::text, true);
+    RETURN own;
+END
+$$
+"""
+"""PostgreSQL: take a free chain's advisory lock for this transaction (``core_0007``)."""
 
 # The chained view of ``core_audit_log`` (``core.tables.audit_log`` plus the two chain columns
 # that ``core_0002`` adds); kept here so the chain's schema and its hashing live side by side.
@@ -68,22 +99,8 @@ chained_log = sa.Table(
     sa.Column("correlation_id", sa.String(100), nullable=True),
     sa.Column("prev_hash", sa.String(64), nullable=True),
     sa.Column("hash", sa.String(64), nullable=True),
+    sa.Column("chain", sa.Integer, nullable=False, server_default="0"),  # core_0007
 )
-
-
-class ChainReport(msgspec.Struct, frozen=True, kw_only=True):
-    """What ``verify_chain`` found: ``broken_seq`` is ``None`` when the chain is intact."""
-
-    checked: int
-    head_seq: int | None
-    head_hash: str | None
-    broken_seq: int | None = None
-    broken_id: str | None = None
-    problem: str | None = None  # content_changed | chain_broken | unsealed
-
-    @property
-    def ok(self) -> bool:
-        return self.broken_seq is None
 
 
 def _canon(value: Any) -> Any:
@@ -149,8 +166,13 @@ def _chained_insert() -> Any:
         "id", "at", "action", "object_type", "object_id", "actor_kind", "actor_id",
         "before", "after", "reason", "correlation_id",
     ]  # fmt: skip
+    chain = sa.cast(sa.func.current_setting(CHAIN_SETTING), sa.Integer)
     head = (
-        sa.select(chained_log.c.hash).order_by(chained_log.c.seq.desc()).limit(1).scalar_subquery()
+        sa.select(chained_log.c.hash)
+        .where(chained_log.c.chain == chain)
+        .order_by(chained_log.c.seq.desc())
+        .limit(1)
+        .scalar_subquery()
     )
     prev = sa.select(sa.func.coalesce(head, GENESIS).label("prev")).subquery("head")
     spliced = (
@@ -162,53 +184,61 @@ def _chained_insert() -> Any:
         *(sa.bindparam(name, type_=chained_log.c[name].type) for name in content),
         prev.c.prev,
         sa.func.encode(sa.func.sha256(spliced), "hex"),
+        chain,
     )
-    return chained_log.insert().from_select([*content, "prev_hash", "hash"], row)
+    return chained_log.insert().from_select([*content, "prev_hash", "hash", "chain"], row)
 
 
 CHAINED_INSERT = _chained_insert()
-"""PostgreSQL: one audit row, chained to the current head and hashed on the server."""
+"""PostgreSQL: one audit row, chained to the head of the transaction's chain (taken first with
+:data:`LOCK_CHAIN`) and hashed on the server."""
 
 
-LOCK_CHAIN = sa.select(sa.func.pg_advisory_xact_lock(AUDIT_LOCK_KEY))
-"""PostgreSQL: the chain's advisory lock, held until the transaction ends."""
-
-
-async def lock_chain(conn: AsyncConnection) -> None:
-    """Take the chain's advisory lock until the transaction ends (PostgreSQL)."""
-    await conn.execute(LOCK_CHAIN)
+LOCK_CHAIN = sa.select(sa.func.core_audit_take_chain(sa.bindparam("chains", type_=sa.Integer)))
+"""PostgreSQL: take a chain and its advisory lock until the transaction ends (a transaction
+that has one keeps it); parameters: :meth:`SqlAuditWriter.lock_parameters`."""
 
 
 async def _head_hash(conn: AsyncConnection) -> str:
     head = (
         await conn.execute(
-            sa.select(chained_log.c.hash).order_by(chained_log.c.seq.desc()).limit(1)
+            sa.select(chained_log.c.hash)
+            .where(chained_log.c.chain == 0)
+            .order_by(chained_log.c.seq.desc())
+            .limit(1)
         )
     ).scalar()
     return str(head) if head else GENESIS
 
 
 class SqlAuditWriter:
-    def __init__(self, clock: Clock, ids: IdGen) -> None:
+    def __init__(self, clock: Clock, ids: IdGen, *, chains: int = 16) -> None:
         self._clock = clock
         self._ids = ids
+        self._chains = max(chains, 1)
 
     async def append(self, connection: Any, entry: AuditEntry) -> None:
         conn: AsyncConnection = connection
         if conn.dialect.name == "postgresql":
-            await lock_chain(conn)
+            await conn.execute(LOCK_CHAIN, self.lock_parameters())
             await conn.execute(CHAINED_INSERT, self.chained_parameters(entry))
             return
-        # SQLite: every transaction already holds the database's one write lock.
+        # SQLite: every transaction already holds the database's one write lock; one chain.
         values = self._values(entry)
         prev = await _head_hash(conn)
         await conn.execute(
-            chained_log.insert().values(**values, prev_hash=prev, hash=entry_hash(values, prev))
+            chained_log.insert().values(
+                **values, prev_hash=prev, hash=entry_hash(values, prev), chain=0
+            )
         )
 
+    def lock_parameters(self) -> dict[str, Any]:
+        """Parameters of :data:`LOCK_CHAIN`: how many chains to spread over."""
+        return {"chains": self._chains}
+
     def chained_parameters(self, entry: AuditEntry) -> dict[str, Any]:
-        """Parameters of :data:`CHAINED_INSERT` for ``entry``; whoever executes it must hold
-        the chain lock (:func:`lock_chain`) in that transaction."""
+        """Parameters of :data:`CHAINED_INSERT` for ``entry``; whoever executes it must have
+        taken a chain (:data:`LOCK_CHAIN`) in that transaction."""
         values = self._values(entry)
         canon_before, canon_after = _around_prev(values)
         return {**values, "canon_before": canon_before, "canon_after": canon_after}
@@ -227,57 +257,6 @@ class SqlAuditWriter:
             "reason": entry.reason,
             "correlation_id": entry.correlation_id,
         }
-
-
-async def _rows(conn: AsyncConnection) -> AsyncIterator[Any]:
-    """Every row in ``seq`` order, in keyset-paginated batches (the log only grows)."""
-    last = -1
-    while True:
-        batch = list(
-            await conn.execute(
-                sa.select(chained_log)
-                .where(chained_log.c.seq > last)
-                .order_by(chained_log.c.seq)
-                .limit(_BATCH)
-            )
-        )
-        if not batch:
-            return
-        for row in batch:
-            yield row
-        last = batch[-1].seq
-
-
-async def verify_chain(conn: AsyncConnection) -> ChainReport:
-    """Walk the whole log in ``seq`` order and report the first entry that breaks the chain.
-
-    ``content_changed``: the row's own hash does not match its content (it was edited).
-    ``chain_broken``: the row does not point at the row before it (a row was deleted, or this
-    one was inserted by hand). ``unsealed``: a row without a hash (written around the writer).
-    """
-    prev, checked, head_seq = GENESIS, 0, None
-    async for row in _rows(conn):
-        values = dict(row._mapping)
-        problem = None
-        if not row.hash or not row.prev_hash:
-            problem = "unsealed"
-        elif row.prev_hash != prev:
-            problem = "chain_broken"
-        elif entry_hash(values, row.prev_hash) != row.hash:
-            problem = "content_changed"
-        if problem is not None:
-            return ChainReport(
-                checked=checked,
-                head_seq=head_seq,
-                head_hash=prev if head_seq is not None else None,
-                broken_seq=row.seq,
-                broken_id=str(row.id),
-                problem=problem,
-            )
-        prev, head_seq, checked = row.hash, row.seq, checked + 1
-    return ChainReport(
-        checked=checked, head_seq=head_seq, head_hash=prev if head_seq is not None else None
-    )
 
 
 async def read_trail(

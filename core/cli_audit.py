@@ -3,7 +3,7 @@
 
 Exit codes: 0 the chain is intact, 1 it is broken (tampering or a write around the writer),
 2 the database could not be read. ``--json`` prints the report for scripts and monitoring; keep
-its ``head_hash`` somewhere outside the database (see ``core.audit``).
+its ``head_hash`` (a digest over every chain's head) outside the database (see ``core.audit``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import sqlalchemy as sa
 
 from contracts.kernel import AuditRecord
 from contracts.workflow.case import CASE_READ, IDENTITY_REVEALED, PERSONAL_DATA_READ
-from core.audit import ChainReport, read_entries, verify_chain
+from core.audit import read_entries
+from core.audit_verify import ChainReport, verify_chain
 from core.cli_text import gettext as _
 from core.db import create_engine
 from core.i18n import N_

@@ -48,6 +48,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     login_client_limit: int = 20
     """Failed logins per client address within ``login_window_s`` before it is refused."""
     login_window_s: int = 15 * 60
+    audit_chains: int = 16
+    """How many hash chains (stripes) the audit log spreads PostgreSQL writers over: audited
+    transactions serialise only within a stripe (see ``core.audit``). SQLite keeps one."""
 
     @property
     def secure_cookies(self) -> bool:
@@ -143,6 +146,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         ("TRAMITA_LOGIN_ACCOUNT_LIMIT", "login_account_limit"),
         ("TRAMITA_LOGIN_CLIENT_LIMIT", "login_client_limit"),
         ("TRAMITA_LOGIN_WINDOW_S", "login_window_s"),
+        ("TRAMITA_AUDIT_CHAINS", "audit_chains"),
     ):
         if (value := _whole(env, name)) is not None:
             fields[key] = value

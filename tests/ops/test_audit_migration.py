@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import command
 
 from core import migrate
-from core.audit import verify_chain
+from core.audit_verify import verify_chain
 from core.db import create_engine, sync_url
 from tests.conftest import PG_ADMIN_URL
 
@@ -67,8 +67,17 @@ async def test_rows_written_before_the_chain_are_sealed_by_the_migration(fresh_u
             )
     engine.dispose()
     await asyncio.to_thread(_upgrade_to, fresh_url, "core_0002")
+    engine = sa.create_engine(sync_url(fresh_url))
+    with engine.connect() as conn:
+        head = conn.execute(sa.text("SELECT hash FROM core_audit_log ORDER BY seq DESC")).first()
+    engine.dispose()
+    # core_0007 spreads the log over several chains: the sealed rows become chain 0, intact,
+    # with the head they had.
+    await asyncio.to_thread(_upgrade_to, fresh_url, "core_0007")
     database = create_engine(fresh_url)
     async with database.connect() as conn:
         report = await verify_chain(conn)
     await database.dispose()
     assert (report.ok, report.checked) == (True, 3)
+    assert head is not None
+    assert [(h.chain, h.entries, h.head_hash) for h in report.chains] == [(0, 3, head.hash)]

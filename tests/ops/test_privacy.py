@@ -19,7 +19,8 @@ from opskit import CPF, EMAIL, NAME, REQUESTER, order, personal_purchase, start
 
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
-from core.audit import read_trail, verify_chain
+from core.audit import read_trail
+from core.audit_verify import verify_chain
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.persistence import tables as t

@@ -35,7 +35,8 @@ def _seal_existing_rows() -> None:
     (both DDL and the updates commit or roll back together), then restored.
     """
     bind = op.get_bind()
-    rows = list(bind.execute(sa.select(chained_log).order_by(chained_log.c.seq)))
+    columns = [c for c in chained_log.c if c.name != "chain"]  # added by core_0007
+    rows = list(bind.execute(sa.select(*columns).order_by(chained_log.c.seq)))
     if not rows:
         return
     postgres = bind.dialect.name == "postgresql"

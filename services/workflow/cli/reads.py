@@ -92,7 +92,8 @@ def with_reads(action: Callable[[UnitOfWork], Awaitable[T]]) -> T:
         from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 
         ids = UUIDv7Gen()
-        async with SqlUnitOfWork(database, clock, ids, SqlAuditWriter(clock, ids)) as uow:
+        writer = SqlAuditWriter(clock, ids, chains=settings.audit_chains)
+        async with SqlUnitOfWork(database, clock, ids, writer) as uow:
             return await action(uow)
 
     return with_database(_read)

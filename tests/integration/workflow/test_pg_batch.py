@@ -200,7 +200,7 @@ async def test_a_statement_expanded_at_execution_is_sent_the_ordinary_way(
         (q.CANCEL_OPEN_STEP_RUNS, ["b_instance", "b_now"]),
         (q.CANCEL_OPEN_TASKS, ["b_instance", "b_now"]),
         (q.MARK_SENT["postgresql"], ["b_ids", "b_now"]),
-        (LOCK_CHAIN, []),
+        (LOCK_CHAIN, ["chains"]),
         (CHAINED_INSERT, ["canon_before", "canon_after", "id", "at", "action"]),
     ],
 )

@@ -17,7 +17,8 @@ from litestar.testing import AsyncTestClient
 
 from contracts.workflow.case import CASE_READ, PERSONAL_DATA_READ
 from core.app import Platform
-from core.audit import read_entries, verify_chain
+from core.audit import read_entries
+from core.audit_verify import verify_chain
 from core.auth import issue_token
 from core.page_session import SESSION_COOKIE
 from core.web import create_app

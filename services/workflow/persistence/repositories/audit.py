@@ -17,10 +17,10 @@ class SqlAuditLog:
     async def append(self, entry: AuditEntry) -> None:
         db = self._db
         if db.hold and isinstance(self._writer, SqlAuditWriter):
-            # Its row is computed on the server from the head it reads under the chain's lock:
-            # both travel last with the COMMIT (``write_buffer._send_order``).
+            # Its row is computed on the server from the head of the chain this transaction
+            # takes (and locks): both travel last with the COMMIT (``write_buffer._send_order``).
             if not db.chain_locked:
-                db.held.append(Held(LOCK_CHAIN, {}))
+                db.held.append(Held(LOCK_CHAIN, self._writer.lock_parameters()))
                 db.chain_locked = True
             db.held.append(Held(CHAINED_INSERT, self._writer.chained_parameters(entry)))
             return
