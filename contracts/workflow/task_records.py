@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 
@@ -50,4 +50,21 @@ class TaskRecords(Protocol):
     ) -> list[CompletedTask]:
         """Completed tasks on ``nodes`` of instances of ``definition_key`` that started in
         ``[started_from, started_before)`` and have a subject, ordered by completion time."""
+        ...
+
+    def completed_query(
+        self,
+        definition_key: str,
+        nodes: Collection[str],
+        fields: Collection[str],
+        *,
+        started_from: datetime,
+        started_before: datetime,
+    ) -> Any:
+        """The same tasks as ``completed``, unread: an SQLAlchemy subquery (opaque here, like
+        ``PlatformContext.database``) on the platform's database, for a module to join to its
+        own tables and count in SQL. Columns: ``task_id`` (ties in ``completed_at`` are broken
+        by it), ``instance_id``, ``subject_id``, ``node_id``, ``outcome``, ``completed_at``,
+        ``due_at`` and one text column per asked-for field, named after the field (``NULL``
+        when left empty)."""
         ...

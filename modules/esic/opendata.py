@@ -62,46 +62,47 @@ def _yes(flag: bool) -> str:
 
 
 def request_rows(facts: Iterable[RequestFact], zone: tzinfo) -> list[dict[str, str]]:
-    rows = []
-    for f in sorted(facts, key=lambda f: (f.received_at, f.request_id)):
-        days = f.days_to_answer
-        decision = (f.decision or UNSET) if f.answered else ""
-        rows.append(
-            {
-                "IdPedido": f.request_id,
-                "ProtocoloPedido": f.protocol or "",
-                "Definicao": f.definition_key,
-                "OrgaoDestinatario": SECTORS.get(f.sector, f.sector),
-                "Situacao": REQUEST_STATUS_TEXT.get(f.status, f.status),
-                "DataRegistro": _day(f.received_at, zone),
-                "PrazoAtendimento": _day(f.due_at, zone),
-                "FoiProrrogado": _yes(f.extended),
-                "DataResposta": _day(f.answered_at, zone),
-                "RespondidoNoPrazo": _yes(f.in_time) if f.answered else "",
-                "Decisao": DECISIONS.get(decision, RESULT_TEXT.get(decision, decision)),
-                "EspecificacaoDecisao": DENIAL_REASONS.get(f.denial_reason or "", ""),
-                "DiasAteResposta": "" if days is None else f"{days:.1f}".replace(".", ","),
-            }
-        )
-    return rows
+    return [
+        request_row(f, zone) for f in sorted(facts, key=lambda f: (f.received_at, f.request_id))
+    ]
+
+
+def request_row(f: RequestFact, zone: tzinfo) -> dict[str, str]:
+    days = f.days_to_answer
+    decision = (f.decision or UNSET) if f.answered else ""
+    return {
+        "IdPedido": f.request_id,
+        "ProtocoloPedido": f.protocol or "",
+        "Definicao": f.definition_key,
+        "OrgaoDestinatario": SECTORS.get(f.sector, f.sector),
+        "Situacao": REQUEST_STATUS_TEXT.get(f.status, f.status),
+        "DataRegistro": _day(f.received_at, zone),
+        "PrazoAtendimento": _day(f.due_at, zone),
+        "FoiProrrogado": _yes(f.extended),
+        "DataResposta": _day(f.answered_at, zone),
+        "RespondidoNoPrazo": _yes(f.in_time) if f.answered else "",
+        "Decisao": DECISIONS.get(decision, RESULT_TEXT.get(decision, decision)),
+        "EspecificacaoDecisao": DENIAL_REASONS.get(f.denial_reason or "", ""),
+        "DiasAteResposta": "" if days is None else f"{days:.1f}".replace(".", ","),
+    }
 
 
 def appeal_rows(facts: Iterable[AppealFact], zone: tzinfo) -> list[dict[str, str]]:
-    rows = []
-    for a in sorted(facts, key=lambda a: (a.filed_at, a.request_id, a.instance)):
-        names = DECISIONS if a.instance == 0 else APPEAL_DECISIONS
-        rows.append(
-            {
-                "IdPedido": a.request_id,
-                "ProtocoloPedido": a.protocol or "",
-                "OrgaoDestinatario": SECTORS.get(a.sector, a.sector),
-                "Instancia": INSTANCE_TEXT.get(a.instance, str(a.instance)),
-                "DataRegistro": _day(a.filed_at, zone),
-                "DataResposta": _day(a.decided_at, zone),
-                "TipoResposta": names.get(a.result, RESULT_TEXT.get(a.result, a.result)),
-            }
-        )
-    return rows
+    ordered = sorted(facts, key=lambda a: (a.filed_at, a.request_id, a.instance))
+    return [appeal_row(a, zone) for a in ordered]
+
+
+def appeal_row(a: AppealFact, zone: tzinfo) -> dict[str, str]:
+    names = DECISIONS if a.instance == 0 else APPEAL_DECISIONS
+    return {
+        "IdPedido": a.request_id,
+        "ProtocoloPedido": a.protocol or "",
+        "OrgaoDestinatario": SECTORS.get(a.sector, a.sector),
+        "Instancia": INSTANCE_TEXT.get(a.instance, str(a.instance)),
+        "DataRegistro": _day(a.filed_at, zone),
+        "DataResposta": _day(a.decided_at, zone),
+        "TipoResposta": names.get(a.result, RESULT_TEXT.get(a.result, a.result)),
+    }
 
 
 def to_csv(columns: tuple[str, ...], rows: Iterable[dict[str, str]]) -> str:
@@ -110,3 +111,27 @@ def to_csv(columns: tuple[str, ...], rows: Iterable[dict[str, str]]) -> str:
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
+
+
+class LineWriter:
+    """CSV lines one at a time (for a file written or sent as it is read)."""
+
+    def __init__(self, columns: tuple[str, ...]) -> None:
+        self._out = io.StringIO()
+        self._writer = csv.DictWriter(
+            self._out, fieldnames=columns, delimiter=DELIMITER, lineterminator="\r\n"
+        )
+
+    def _take(self) -> str:
+        text = self._out.getvalue()
+        self._out.seek(0)
+        self._out.truncate()
+        return text
+
+    def header(self) -> str:
+        self._writer.writeheader()
+        return self._take()
+
+    def line(self, row: dict[str, str]) -> str:
+        self._writer.writerow(row)
+        return self._take()

@@ -10,6 +10,7 @@ from contracts.hookspecs import hookimpl
 from contracts.platform import PlatformContext
 from contracts.registries import (
     CaseViewRegistrar,
+    CommandRegistrar,
     DeadlineRuleRegistrar,
     DocumentTypeRegistrar,
     FormRegistrar,
@@ -122,6 +123,11 @@ def tramita_register_routes(registry: RouteRegistrar) -> None:
 
     registry.add(staff_statistics_router())
     registry.add(public_statistics_router())
+
+
+@hookimpl
+def tramita_register_commands(registry: CommandRegistrar) -> None:
+    registry.lazy("esic", "modules.esic.cli:esic_group", "e-SIC: LAI statistics and open data.")
 
 
 @hookimpl

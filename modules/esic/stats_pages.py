@@ -4,7 +4,9 @@ and public (``/public/esic/transparencia``, aggregates with small counts suppres
 The staff page rides on the admin pages' session cookie and checks ``esic.statistics`` like
 the other admin pages (``core.page_session``); without a session it sends to the login page.
 The public page needs no sign-in and is rate-limited per client like the rest of ``/public``.
-Both count from the records (``modules.esic.stats_source``) at each request.
+Both count from the records at each request, in the database
+(``modules.esic.stats_counts``); the CSV files are sent as they are read
+(``modules.esic.stats_export``).
 """
 
 from __future__ import annotations
@@ -16,21 +18,15 @@ from zoneinfo import ZoneInfo
 
 from litestar import Request, Response, Router, get
 from litestar.middleware.rate_limit import RateLimitConfig
-from litestar.response import Redirect, Template
+from litestar.response import Redirect, Stream, Template
 
 from contracts.errors import Unauthenticated
 from core.i18n import add_catalog_directory
 from core.localtime import date_text
 from core.page_session import page_requires
 from core.web import LOCALES_OPT, TEMPLATES_OPT
-from modules.esic.opendata import (
-    APPEAL_COLUMNS,
-    REQUEST_COLUMNS,
-    appeal_rows,
-    request_rows,
-    to_csv,
-)
-from modules.esic.stats_source import load_facts
+from modules.esic.stats_counts import load_views
+from modules.esic.stats_export import Which, csv_lines
 from modules.esic.stats_view import Window, report, window_of
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -66,15 +62,15 @@ def _window(request: Request[Any, Any, Any]) -> tuple[Window, Any]:
 
 async def _page(request: Request[Any, Any, Any], *, public: bool) -> Template:
     window, zone = _window(request)
-    facts = await load_facts(_platform(request), window.first, window.last)
+    views = await load_views(_platform(request), window.first, window.last)
     return Template(
         template_name="esic_statistics.html",
         context={
             "public": public,
             "path": request.url.path,
             "window": window,
-            "report": report(facts, zone, public=public),
-            "engine": facts.engine,
+            "report": report(views, public=public),
+            "engine": views.engine,
             "base": PUBLIC_PATH if public else STAFF_PATH,
             "d": lambda value: date_text(value, zone.key),
         },
@@ -82,16 +78,12 @@ async def _page(request: Request[Any, Any, Any], *, public: bool) -> Template:
     )
 
 
-async def _csv(request: Request[Any, Any, Any], which: str) -> Response[bytes]:
-    window, zone = _window(request)
-    facts = await load_facts(_platform(request), window.first, window.last)
-    if which == "pedidos":
-        text = to_csv(REQUEST_COLUMNS, request_rows(facts.requests, zone))
-    else:
-        text = to_csv(APPEAL_COLUMNS, appeal_rows(facts.appeals, zone))
+async def _csv(request: Request[Any, Any, Any], which: Which) -> Stream:
+    window, _ = _window(request)
+    lines = csv_lines(_platform(request), which, window.first, window.last)
     name = f"{which}-{window.first:%Y-%m}-{window.last:%Y-%m}.csv"
-    return Response(
-        text.encode("utf-8"),
+    return Stream(
+        (line.encode("utf-8") async for line in lines),
         media_type="text/csv; charset=utf-8",
         headers={**HEADERS, "content-disposition": f'attachment; filename="{name}"'},
     )
@@ -108,11 +100,11 @@ def staff_statistics_router() -> Router:
         return await _page(request, public=False)
 
     @get("/pedidos.csv", include_in_schema=False)
-    async def requests_csv(request: Request[Any, Any, Any]) -> Response[bytes]:
+    async def requests_csv(request: Request[Any, Any, Any]) -> Stream:
         return await _csv(request, "pedidos")
 
     @get("/recursos.csv", include_in_schema=False)
-    async def appeals_csv(request: Request[Any, Any, Any]) -> Response[bytes]:
+    async def appeals_csv(request: Request[Any, Any, Any]) -> Stream:
         return await _csv(request, "recursos")
 
     return Router(

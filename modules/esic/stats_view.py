@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date
-from zoneinfo import ZoneInfo
 
 import msgspec
 from markupsafe import Markup
@@ -19,8 +18,8 @@ from core.charts import bar_chart
 from core.i18n import gettext
 from modules.esic.forms import APPEAL_DECISIONS, DECISIONS, DENIAL_REASONS
 from modules.esic.opendata import INSTANCE_TEXT
-from modules.esic.statistics import PENDING, SMALL, UNSET, StatsRow, aggregate_views, shown
-from modules.esic.stats_source import Facts
+from modules.esic.statistics import PENDING, SMALL, UNSET, StatsRow, shown
+from modules.esic.stats_counts import Views
 from modules.esic.workflows import SECTORS
 
 MAX_MONTHS = 36
@@ -186,8 +185,8 @@ def _sum_text(values: list[int], public: bool) -> str:
     return shown(total) if public else str(total)
 
 
-def report(facts: Facts, zone: ZoneInfo, *, public: bool) -> Report:
-    rows, months, sectors, total = aggregate_views(facts.requests, facts.appeals, zone)
+def report(views: Views, *, public: bool) -> Report:
+    rows, months, sectors, total = views.as_tuple()
     charts = (
         _chart("esic-months", gettext("Requests per month"), months, "month", public),
         _chart("esic-sectors", gettext("Requests per sector"), sectors, "sector", public),

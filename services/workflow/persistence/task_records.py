@@ -1,10 +1,11 @@
 """``contracts.workflow.task_records.TaskRecords`` on SQLAlchemy Core: completed tasks of a
 definition's instances, for the statistics modules publish.
 
-One query, in a short connection of its own: instances of the definition started in the
-window (index ``ix_workflow_instances_started``) joined to their completed tasks on the given
-nodes. Only the asked-for form fields are read, as text (``->>`` on PostgreSQL,
-``json_extract`` on SQLite): the free text of an answer never leaves the database here.
+One query (``completed_query``, which a module may also join to its own tables and count in
+SQL): instances of the definition started in the window (index
+``ix_workflow_instances_started``) joined to their completed tasks on the given nodes. Only
+the asked-for form fields are read, as text (``->>`` on PostgreSQL, ``json_extract`` on
+SQLite): the free text of an answer never leaves the database here.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from contracts.workflow.task_records import CompletedTask
 from services.workflow.persistence import tables as t
 
+COLUMNS = ("task_id", "instance_id", "subject_id", "node_id", "outcome", "completed_at", "due_at")
+
 
 class SqlTaskRecords:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
 
-    async def completed(
+    def completed_query(
         self,
         definition_key: str,
         nodes: Collection[str],
@@ -31,13 +34,18 @@ class SqlTaskRecords:
         *,
         started_from: datetime,
         started_before: datetime,
-    ) -> list[CompletedTask]:
+    ) -> sa.Subquery:
         i, k = t.instances.c, t.tasks.c
-        names = sorted(set(fields))
-        extracted = [k.data[name].as_string().label(f"f{n}") for n, name in enumerate(names)]
-        query = (
+        clash = set(fields) & set(COLUMNS)
+        if clash:
+            raise ValueError(f"form fields named like a column: {sorted(clash)}")
+        extracted = [
+            sa.func.nullif(k.data[name].as_string(), "").label(name) for name in sorted(set(fields))
+        ]
+        return (
             sa.select(
-                i.id,
+                k.id.label("task_id"),
+                i.id.label("instance_id"),
                 i.subject_id,
                 k.node_id,
                 k.outcome,
@@ -54,27 +62,39 @@ class SqlTaskRecords:
                 k.status == "completed",
                 k.node_id.in_(sorted(set(nodes))),
             )
-            .order_by(k.completed_at, k.id)
+            .subquery("completed_tasks")
         )
+
+    async def completed(
+        self,
+        definition_key: str,
+        nodes: Collection[str],
+        fields: Collection[str],
+        *,
+        started_from: datetime,
+        started_before: datetime,
+    ) -> list[CompletedTask]:
+        names = sorted(set(fields))
+        q = self.completed_query(
+            definition_key,
+            nodes,
+            names,
+            started_from=started_from,
+            started_before=started_before,
+        )
+        query = sa.select(q).order_by(q.c.completed_at, q.c.task_id)
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).all()
-        found: list[CompletedTask] = []
-        for row in rows:
-            values = {
-                name: str(row[6 + n])
-                for n, name in enumerate(names)
-                if row[6 + n] not in (None, "")
-            }
-            found.append(
-                CompletedTask(
-                    instance_id=str(row.id),
-                    subject_id=str(row.subject_id),
-                    definition_key=definition_key,
-                    node_id=row.node_id,
-                    outcome=row.outcome,
-                    completed_at=row.completed_at,
-                    due_at=row.due_at,
-                    values=values,
-                )
+        return [
+            CompletedTask(
+                instance_id=str(row.instance_id),
+                subject_id=str(row.subject_id),
+                definition_key=definition_key,
+                node_id=row.node_id,
+                outcome=row.outcome,
+                completed_at=row.completed_at,
+                due_at=row.due_at,
+                values={n: str(row._mapping[n]) for n in names if row._mapping[n] is not None},
             )
-        return found
+            for row in rows
+        ]

@@ -26,16 +26,20 @@ rank: the 5th of 5) 25.0. Appeals: complaint granted, 1st instance rejected, 2nd
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from click.testing import CliRunner
 
 from core.app import Platform
 from core.clock import FixedClock
+from modules.esic.cli import esic_group
 from modules.esic.demo import ANALYST, AUTHORITY, ensure_staff
 from modules.esic.info_requests import Requests
 from modules.esic.opendata import (
@@ -47,7 +51,8 @@ from modules.esic.opendata import (
     to_csv,
 )
 from modules.esic.records import Record
-from modules.esic.statistics import StatsRow, aggregate, median, p90, shown
+from modules.esic.statistics import StatsRow, aggregate, aggregate_views, median, p90, shown
+from modules.esic.stats_counts import load_views
 from modules.esic.stats_source import load_facts
 from services.workflow.bootstrap import WorkflowService
 from tests.modules.with_engine.test_esic_flow import work
@@ -190,6 +195,12 @@ async def test_statistics_match_the_hand_computed_fixture(
     facts = await load_facts(booted, date(2026, 3, 1), date(2026, 4, 30))
     assert facts.engine is True
     assert aggregate(facts.requests, facts.appeals, BRT) == EXPECTED
+    # Counted by the database, the same rows; and every coarser view (by month, by sector,
+    # overall, medians of an even count included) as the reference computes it.
+    views = await load_views(booted, date(2026, 3, 1), date(2026, 4, 30))
+    assert (views.engine, views.rows) == (True, EXPECTED)
+    assert views.as_tuple() == aggregate_views(facts.requests, facts.appeals, BRT)
+    assert views.months[0].median_days == 7.5  # 1.5, 2.5, 5, 10, 25, 25
 
 
 async def test_the_window_is_read_in_local_dates(
@@ -200,10 +211,16 @@ async def test_the_window_is_read_in_local_dates(
     assert [(s.month, s.received) for s in aggregate(facts.requests, facts.appeals, BRT)] == [
         ("2026-04", 1)  # R6 arrived on 01/04 in UTC, 31/03 in Brasília: a March request
     ]
+    views = await load_views(booted, date(2026, 4, 1), date(2026, 4, 30))
+    assert [(s.month, s.received) for s in views.rows] == [("2026-04", 1)]
 
 
 async def test_csv_files_round_trip_with_the_documented_columns(
-    booted: Platform, service: WorkflowService, clock: FixedClock
+    booted: Platform,
+    service: WorkflowService,
+    clock: FixedClock,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     r = await build_fixture(booted, service, clock)
     facts = await load_facts(booted, date(2026, 3, 1), date(2026, 4, 30))
@@ -250,6 +267,21 @@ async def test_csv_files_round_trip_with_the_documented_columns(
         (r["R4"].protocol, "Reclamação", "27/03/2026", "30/03/2026", "Acesso concedido"),
     ]
     assert "Ana" not in text + appeals_text and "ana@example.org" not in text + appeals_text
+    # The same files from the command line, written from the database as they are read.
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", booted.settings.database_url)
+    files = tmp_path / "pedidos.csv", tmp_path / "recursos.csv"
+    args = ["stats", "--from", "2026-03", "--to", "2026-04", "--csv", str(files[0])]
+    result = await asyncio.to_thread(
+        CliRunner().invoke, esic_group, [*args, "--appeals-csv", str(files[1])]
+    )
+    assert result.exit_code == 0, result.output
+    assert (files[0].read_bytes().decode(), files[1].read_bytes().decode()) == (
+        text,
+        appeals_text,
+    )
+    with files[0].open(newline="", encoding="utf-8") as f:
+        read = list(csv.reader(f, delimiter=DELIMITER))
+    assert (tuple(read[0]), len(read)) == (REQUEST_COLUMNS, 8)
 
 
 @pytest.mark.parametrize(
