@@ -4,15 +4,17 @@ A throwaway database is created, migrated, bulk-loaded with ``generate_series`` 
 1,000,000 requests over 36 months (2024-01 to 2026-12, three sectors), each with its
 ``esic.pedido`` instance; 95% answered by an analysis task (10% of those extended and answered
 by the extended-deadline task), with decision codes; 10% appealed once, half of those decided.
-About 1.15 million completed tasks. It measures what the staff page does per request — the
-module's reads, the engine's completed tasks through ``TaskRecords``, and the aggregation of
-every table and chart (``stats_view.report``) — for the default 12-month window
-(``YEAR_ROUNDS`` runs) and for one month (``ROUNDS`` runs), p50/p95, and prints the plans'
-index use.
+About 1.1 million completed tasks. It measures what the staff page does per request — the
+counts in SQL over the module's tables joined to the engine's completed tasks
+(``stats_counts.load_views``) and every table and chart (``stats_view.report``) — for the
+default 12-month window (``YEAR_ROUNDS`` runs) and for one month (``ROUNDS`` runs), p50/p95;
+then the whole ``pedidos.csv`` (all 36 months) streamed as the CLI and the page write it, with
+the process's peak memory before and after; and prints the plans' index use.
 
 Run: ``python bench/bench_esic_statistics.py`` (PostgreSQL at ``TRAMITA_BENCH_PG``, default
-``postgresql://postgres@127.0.0.1:5432/test``; ``TRAMITA_BENCH_REQUESTS`` to change the size).
-Not part of the test suite.
+``postgresql://postgres@127.0.0.1:5432/test``; ``TRAMITA_BENCH_REQUESTS`` to change the size;
+``TRAMITA_BENCH_KEEP=1`` keeps the database, ``TRAMITA_BENCH_DB=<name>`` measures a kept one
+again without loading). Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import json
 import os
 import platform
 import re
+import resource
 import sys
 import time
 from datetime import date
@@ -37,7 +40,8 @@ from contracts.workflow.task_records import TASK_RECORDS_KEY
 from core import migrate
 from core.db import create_engine
 from core.plugins import PluginHost
-from modules.esic.stats_source import load_facts
+from modules.esic.stats_counts import load_views
+from modules.esic.stats_export import csv_lines
 from modules.esic.stats_view import report
 from services.workflow.persistence.task_records import SqlTaskRecords
 
@@ -116,20 +120,33 @@ async def _measure(url: str) -> dict[str, object]:
     }
     out: dict[str, object] = {}
     for name, (first, last, rounds) in windows.items():
-        facts = await load_facts(host, first, last)  # type: ignore[arg-type]
-        report(facts, ZONE, public=False)
+        views = await load_views(host, first, last)  # type: ignore[arg-type]
+        report(views, public=False)
         samples = []
         for _ in range(rounds):
             t0 = time.perf_counter()
-            facts = await load_facts(host, first, last)  # type: ignore[arg-type]
-            report(facts, ZONE, public=False)
+            views = await load_views(host, first, last)  # type: ignore[arg-type]
+            report(views, public=False)
             samples.append((time.perf_counter() - t0) * 1000)
         out[name] = {
-            "requests_in_window": len(facts.requests),
+            "requests_in_window": views.total[0].received,
             "rounds": rounds,
             "p50_ms": _p(samples, 50),
             "p95_ms": _p(samples, 95),
         }
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    lines = size = 0
+    async for line in csv_lines(host, "pedidos", date(2024, 1, 1), date(2026, 12, 31)):  # type: ignore[arg-type]
+        lines += 1
+        size += len(line)
+    out["csv_all_requests"] = {
+        "rows": lines - 1,
+        "mb": round(size / 2**20, 1),
+        "seconds": round(time.perf_counter() - t0, 1),
+        "peak_rss_mb_before": round(before / 1024),
+        "peak_rss_mb_after": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    }
     await engine.dispose()
     return out
 
@@ -154,11 +171,14 @@ def _indexes(conn: psycopg.Connection[tuple[object, ...]]) -> dict[str, list[str
 
 
 def main() -> None:
-    name = f"tramita_bench_esic_{os.getpid()}"
+    kept = os.environ.get("TRAMITA_BENCH_DB")
+    name = kept or f"tramita_bench_esic_{os.getpid()}"
     with psycopg.connect(ADMIN, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+        if not kept:
+            admin.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
         pg_version = admin.execute("SHOW server_version").fetchone()[0]  # type: ignore[index]
     url = f"{ADMIN.rsplit('/', 1)[0]}/{name}".replace("postgresql://", "postgresql+psycopg://", 1)
+    load_s = None
     try:
         host = PluginHost()
         host.discover()
@@ -167,15 +187,16 @@ def main() -> None:
         step = SPAN_S // REQUESTS
         load = LOAD.replace("%(n)s", str(REQUESTS)).replace("%(step)s", str(step))
         with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
-            for statement in load.split(";\n"):
-                if statement.strip():
-                    conn.execute(statement)  # type: ignore[arg-type]
+            if not kept:
+                for statement in load.split(";\n"):
+                    if statement.strip():
+                        conn.execute(statement)  # type: ignore[arg-type]
+                load_s = round(time.perf_counter() - t0, 1)
             tasks = conn.execute("SELECT count(*) FROM workflow_tasks").fetchone()[0]  # type: ignore[index]
             indexes = _indexes(conn)
-        load_s = time.perf_counter() - t0
         figures = asyncio.run(_measure(url))
     finally:
-        if os.environ.get("TRAMITA_BENCH_KEEP"):
+        if kept or os.environ.get("TRAMITA_BENCH_KEEP"):
             print(f"kept database {name}", file=sys.stderr)
         else:
             with psycopg.connect(ADMIN, autocommit=True) as admin:
@@ -187,7 +208,7 @@ def main() -> None:
                 "requests": REQUESTS,
                 "instances": REQUESTS,
                 "completed_tasks": tasks,
-                "load_s": round(load_s, 1),
+                "load_s": load_s,
                 **figures,
                 "indexes_used": indexes,
                 "machine": {

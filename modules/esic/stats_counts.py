@@ -1,12 +1,13 @@
 """The LAI statistics counted by the database, from the engine's history.
 
-Three grouped queries over the facts of :mod:`modules.esic.stats_sql` — the requests by month,
+Grouped queries over the facts of :mod:`modules.esic.stats_sql` — the requests by month,
 sector and what happened to them; the appeals by month, sector, instance and result; the
 median and 90th percentile of the days to answer — give the same rows as
 ``modules.esic.statistics.aggregate_views`` does in Python over every fact (the reference the
 tests compare it with), without reading one row per request. The counts of the coarser views
 (by month, by sector, overall) are sums of the finest groups; the percentiles are not, so
-PostgreSQL computes them per ``GROUPING SETS`` with ``percentile_disc`` (the median as the
+PostgreSQL computes them in the same pass as the counts, per ``GROUPING SETS``, with
+``percentile_disc`` (the median as the
 mean of the two middle values, read from both ends; the 90th percentile by nearest rank, as
 documented). SQLite has no percentile function: there the answered requests' two instants
 are read and the same Python functions compute them.
@@ -31,6 +32,7 @@ from modules.esic.statistics import UNSET, StatsRow, median, p90
 from modules.esic.stats_sql import Scope, appeal_facts, request_facts
 
 Key = tuple[str, str]
+WORK_MEM = "64MB"
 VIEWS = ((True, True), (True, False), (False, True), (False, False))
 """(by month, by sector) of each view: rows, months, sectors, total."""
 
@@ -71,23 +73,20 @@ async def load_views(platform: PlatformContext, first: date, last: date) -> View
     database = platform.database
     scope = Scope(first=first, last=last, zone=zone, dialect=database.dialect.name)
     facts = request_facts(source, scope, deadline=False)
-    appealed = appeal_facts(source, scope)
-    f, p = facts.c, appealed.c
-    answered = sa.case((f.answered_at.is_(None), 0), else_=1)
-    in_time = sa.case((sa.and_(f.answered_at.is_not(None), f.answered_at <= f.due_at), 1), else_=0)
-    flags = sa.select(
-        f.month, f.sector, answered.label("done"), in_time.label("timely"), f.extended,
-        f.decision, f.denial_reason,
-    ).subquery("flags")  # fmt: skip
-    g = flags.c
-    grouped = (g.month, g.sector, g.done, g.timely, g.extended, g.decision, g.denial_reason)
-    counted = sa.select(*grouped, sa.func.count()).group_by(*grouped)
-    appeal_counts = sa.select(p.month, p.sector, p.instance, p.result, sa.func.count()).group_by(
-        p.month, p.sector, p.instance, p.result
-    )
+    appealed = appeal_facts(source, scope).c
+    appeal_counts = sa.select(
+        appealed.month, appealed.sector, appealed.instance, appealed.result, sa.func.count()
+    ).group_by(appealed.month, appealed.sector, appealed.instance, appealed.result)
     groups: list[dict[Key, _Counts]] = [defaultdict(_Counts) for _ in VIEWS]
     async with database.connect() as conn:
-        for month, sector, done, timely, ext, decision, reason, n in await conn.execute(counted):
+        if scope.dialect == "postgresql":
+            # Sorts and hashes of a year of requests fit in memory instead of spilling to disk.
+            await conn.execute(sa.text(f"SET LOCAL work_mem = '{WORK_MEM}'"))
+            counted, spread = await _grouped_sql(conn, facts)
+        else:
+            counted = (await conn.execute(_counted(facts))).all()
+            spread = await _percentiles_python(conn, facts)
+        for month, sector, done, timely, ext, decision, reason, n in counted:
             for view, key in _keys(month, sector):
                 c = groups[view][key]
                 c.received += n
@@ -103,10 +102,6 @@ async def load_views(platform: PlatformContext, first: date, last: date) -> View
             for view, key in _keys(month, sector):
                 if key in groups[view]:
                     _add(groups[view][key].appeals, f"{instance}:{result}", n)
-        if scope.dialect == "postgresql":
-            spread = await _percentiles_sql(conn, facts)
-        else:
-            spread = await _percentiles_python(conn, facts)
     views = [
         [
             _row(key, c, spread[view].get(key, (None, None)))
@@ -121,6 +116,28 @@ async def load_views(platform: PlatformContext, first: date, last: date) -> View
         total=views[3],
         engine=source is not None,
     )
+
+
+def _flags(facts: sa.Subquery, *, days: bool) -> sa.Subquery:
+    """Per request: month, sector, what is counted (0/1 and codes) and, with ``days`` (on
+    PostgreSQL), the days to the first answer (``NULL`` when unanswered)."""
+    f = facts.c
+    answered = sa.case((f.answered_at.is_(None), 0), else_=1)
+    in_time = sa.case((sa.and_(f.answered_at.is_not(None), f.answered_at <= f.due_at), 1), else_=0)
+    columns = [
+        f.month, f.sector, answered.label("done"), in_time.label("timely"), f.extended,
+        f.decision, f.denial_reason,
+    ]  # fmt: skip
+    if days:
+        seconds = sa.func.extract("epoch", f.answered_at) - sa.func.extract("epoch", f.received_at)
+        columns.append((sa.cast(seconds, sa.Float) / 86400.0).label("days"))
+    return sa.select(*columns).subquery("flags")
+
+
+def _counted(facts: sa.Subquery) -> sa.Select[Any]:
+    g = _flags(facts, days=False).c
+    grouped = (g.month, g.sector, g.done, g.timely, g.extended, g.decision, g.denial_reason)
+    return sa.select(*grouped, sa.func.count()).group_by(*grouped)
 
 
 def _row(key: Key, c: _Counts, spread: tuple[float | None, float | None]) -> StatsRow:
@@ -144,29 +161,33 @@ def _row(key: Key, c: _Counts, spread: tuple[float | None, float | None]) -> Sta
 Spread = list[dict[Key, tuple[float | None, float | None]]]
 
 
-async def _percentiles_sql(conn: Any, facts: sa.Subquery) -> Spread:
-    f = facts.c
-    seconds = sa.func.extract("epoch", f.answered_at) - sa.func.extract("epoch", f.received_at)
-    days = sa.cast(seconds, sa.Float) / 86400.0
-    query = (
-        sa.select(
-            f.month,
-            f.sector,
-            sa.func.grouping(f.month),
-            sa.func.grouping(f.sector),
-            sa.func.percentile_disc(0.5).within_group(days),
-            sa.func.percentile_disc(0.5).within_group(days.desc()),
-            sa.func.percentile_disc(0.9).within_group(days),
-        )
-        .where(f.answered_at.is_not(None))
-        .group_by(sa.text("GROUPING SETS ((month, sector), (month), (sector), ())"))
+async def _grouped_sql(conn: Any, facts: sa.Subquery) -> tuple[list[Any], Spread]:
+    """One pass: the finest groups' counts, and every view's median and 90th percentile."""
+    g = _flags(facts, days=True).c
+    fine = (g.month, g.sector, g.done, g.timely, g.extended, g.decision, g.denial_reason)
+    sets = "(month, sector, done, timely, extended, decision, denial_reason), " + ", ".join(
+        f"({', '.join(c for c, on in (('month', m), ('sector', s)) if on)})" for m, s in VIEWS
     )
+    query = sa.select(
+        *fine,
+        sa.func.count(),
+        sa.func.grouping(g.month, g.sector, g.done),
+        sa.func.percentile_disc(0.5).within_group(g.days),
+        sa.func.percentile_disc(0.5).within_group(g.days.desc()),
+        sa.func.percentile_disc(0.9).within_group(g.days),
+    ).group_by(sa.text(f"GROUPING SETS ({sets})"))
+    counted: list[Any] = []
     spread: Spread = [{} for _ in VIEWS]
-    for month, sector, no_month, no_sector, low, high, ninetieth in await conn.execute(query):
-        view = VIEWS.index((not no_month, not no_sector))
-        key = (month if not no_month else "", sector if not no_sector else "")
-        spread[view][key] = (round((low + high) / 2, 1), round(ninetieth, 1))
-    return spread
+    for *row, n, absent, low, high, ninetieth in await conn.execute(query):
+        if absent == 0:
+            counted.append((*row, n))
+            continue
+        by_month, by_sector = not absent & 4, not absent & 2
+        view = VIEWS.index((by_month, by_sector))
+        key = (row[0] if by_month else "", row[1] if by_sector else "")
+        if low is not None:
+            spread[view][key] = (round((low + high) / 2, 1), round(ninetieth, 1))
+    return counted, spread
 
 
 async def _percentiles_python(conn: Any, facts: sa.Subquery) -> Spread:

@@ -82,12 +82,14 @@ def _request_key(scope: Scope) -> Any:
     )  # fmt: skip
 
 
-def done_tasks(source: TaskRecords, scope: Scope) -> Any:
+def done_tasks(
+    source: TaskRecords, scope: Scope, nodes: tuple[str, ...], fields: tuple[str, ...]
+) -> Any:
     start, end = scope.instants
     query = source.completed_query(
         REQUEST.definition_key,
-        (*ANSWER_NODES, *APPEAL_NODES),
-        (*ANSWER_FIELDS, *APPEAL_FIELDS),
+        nodes,
+        fields,
         started_from=start,
         started_before=end + STARTED_SLACK,
     )
@@ -130,25 +132,24 @@ def request_facts(source: TaskRecords | None, scope: Scope, *, deadline: bool) -
             .where(in_window)
             .subquery("facts")
         )
-    done = done_tasks(source, scope)
+    done = done_tasks(source, scope, ANSWER_NODES, ANSWER_FIELDS)
     d = done.c
-    answer = (
-        sa.select(d.subject_id, d.node_id, d.completed_at, d.due_at, d.decision, d.denial_reason)
-        .add_columns(_first(done, d.subject_id).label("rank"))
-        .where(d.node_id.in_(ANSWER_NODES), d.outcome.is_distinct_from("extend"))
-        .subquery("answer")
-    )
-    extension = (
-        sa.select(d.subject_id)
-        .where(d.node_id.in_(ANALYSIS_NODES), d.outcome == "extend")
-        .group_by(d.subject_id)
-        .subquery("extension")
-    )
+    # One pass per request's tasks: the first answer (extensions sorted last, so a first row
+    # that is an extension means no answer yet) and whether any analysis was extended.
+    skip = sa.case((d.outcome == "extend", 1), else_=0)
+    extends = sa.case((sa.and_(d.node_id.in_(ANALYSIS_NODES), d.outcome == "extend"), 1), else_=0)
+    answer = sa.select(
+        d.subject_id, d.node_id, d.completed_at, d.due_at, d.decision, d.denial_reason,
+        skip.label("skip"),
+        sa.func.row_number()
+        .over(partition_by=d.subject_id, order_by=(skip, d.completed_at, d.task_id))
+        .label("rank"),
+        sa.func.max(extends).over(partition_by=d.subject_id).label("extended"),
+    ).subquery("answer")  # fmt: skip
     key = _request_key(scope)
     a = answer.c
-    joined = requests.outerjoin(answer, sa.and_(a.subject_id == key, a.rank == 1)).outerjoin(
-        extension, extension.c.subject_id == key
-    )
+    joined = requests.outerjoin(answer, sa.and_(a.subject_id == key, a.rank == 1))
+    answered = a.skip == 0
     unanswered: Any = sa.null()
     if deadline:
         first_deadline = (
@@ -160,18 +161,18 @@ def request_facts(source: TaskRecords | None, scope: Scope, *, deadline: bool) -
         joined = joined.outerjoin(first_deadline, sa.and_(dl.subject_id == key, dl.rank == 1))
         unanswered = dl.due_at
     due = sa.case(
-        (a.completed_at.is_(None), unanswered),
+        (sa.or_(a.skip.is_(None), a.skip != 0), unanswered),
         (a.node_id == COMPLAINT, sa.null()),
         else_=a.due_at,
     )
     return (
         sa.select(
             *columns,
-            a.completed_at.label("answered_at"),
+            sa.case((answered, a.completed_at)).label("answered_at"),
             sa.type_coerce(due, r.created_at.type).label("due_at"),
-            sa.case((extension.c.subject_id.is_(None), 0), else_=1).label("extended"),
-            a.decision,
-            a.denial_reason,
+            sa.func.coalesce(a.extended, 0).label("extended"),
+            sa.case((answered, a.decision)).label("decision"),
+            sa.case((answered, a.denial_reason)).label("denial_reason"),
         )
         .select_from(joined)
         .where(in_window)
@@ -208,7 +209,7 @@ def appeal_facts(source: TaskRecords | None, scope: Scope) -> sa.Subquery:
             .where(in_window)
             .subquery("appeal_facts")
         )
-    done = done_tasks(source, scope)
+    done = done_tasks(source, scope, (COMPLAINT, *APPEAL_NODES), (*ANSWER_FIELDS, *APPEAL_FIELDS))
     d = done.c
     decided = (
         sa.select(d.subject_id, d.node_id, d.completed_at, d.decision, d.appeal_decision)
