@@ -52,6 +52,7 @@ JOB_SLOTS = 50
 """Jobs per queue over all worker processes."""
 ROUNDS = 2
 """Throughput runs of each system, alternating (Tramita, DBOS, Tramita, DBOS)."""
+BOOT_TIMEOUT_S = 180.0
 LIGHT_N = 1000
 LIGHT_RATE = 40.0
 """The latency phase: this many instances arriving at this rate (about a third of what the
@@ -70,6 +71,38 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def connected_to(pid: int, port: int) -> bool:
+    """Whether process ``pid`` holds a TCP connection to ``port`` on this host (a relay or a
+    worker connects to its broker once it has booted)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    sockets: set[str] = set()
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            sockets.add(target[8:-1])
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[2].rsplit(":", 1)[1], 16) == port and fields[9] in sockets:
+            return True
+    return False
+
+
+async def booted(pids: list[int], port: int, timeout_s: float = BOOT_TIMEOUT_S) -> None:
+    """Wait until every process has connected to the broker at ``port`` (it has booted)."""
+    deadline = time.perf_counter() + timeout_s
+    while not all(connected_to(pid, port) for pid in pids):
+        if time.perf_counter() > deadline:
+            raise RuntimeError("the relay and workers did not boot")
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.5)  # their first poll
 
 
 def backends(database: str) -> list[int]:
@@ -157,7 +190,10 @@ async def tramita(
         for index in range(workers):
             upkeep = [] if index == 0 else ["--no-upkeep"]
             fleet.start(f"w{index + 1}", ["worker", *queues, "--concurrency", concurrency, *upkeep])
-        await asyncio.sleep(3)  # let the processes boot
+        # The CPU window opens once every process has booted (imports, catalogs, its turn to
+        # publish the registered definitions): a few seconds of CPU each, which a fixed sleep
+        # left inside the window on a loaded machine (counted as per-instance work).
+        await booted([fleet.procs[name].pid for name in fleet.procs], redis.port)
         roles = {
             "starter": [os.getpid()],
             "relay": [fleet.procs["relay"].pid],
