@@ -102,3 +102,26 @@ async def test_a_failing_instance_fails_alone_after_the_others_fired(kit: Kit) -
     assert pending.status == "pending"
     kit.broken.clear()
     assert await kit.firing.tick(limit=10) == 1
+
+
+async def test_a_tick_with_nothing_due_opens_one_unit_of_work(kit: Kit) -> None:
+    opened = 0
+
+    def counting_uow() -> Any:
+        nonlocal opened
+        opened += 1
+        return kit.uow()
+
+    firing = TimerFiring(
+        uow_factory=counting_uow,
+        clock=kit.clock,
+        model_of=kit.engine.model_of,
+        apply_in=kit.engine.apply_in,
+        wakeup=lambda: None,
+    )
+    instances = await kit.start(3)
+    assert await firing.tick(limit=10, concurrency=8) == 0  # nothing due yet
+    assert opened == 1
+    kit.clock.advance(timedelta(hours=2))
+    assert await firing.tick(limit=10, concurrency=8) == 3  # due: the batches run at once
+    assert [kit.fired(i) for i in instances] == [1, 1, 1]

@@ -158,7 +158,9 @@ class TimerFiring:
     async def tick(self, *, limit: int = 500, concurrency: int = 1) -> int:
         """Fire every timer due now, in batches of up to ``limit`` per transaction; returns
         how many fired. ``concurrency`` batches run at once (PostgreSQL: each takes its own
-        timers with ``SKIP LOCKED``); each loop ends when a batch finds nothing it can fire."""
+        timers with ``SKIP LOCKED``); each loop ends when a batch finds nothing it can fire.
+        The first batch runs alone: a tick that finds nothing due (most of them) costs one
+        transaction, not ``concurrency``."""
 
         async def loop() -> int:
             fired = 0
@@ -168,4 +170,7 @@ class TimerFiring:
                 if spent == 0:
                     return fired
 
-        return sum(await asyncio.gather(*(loop() for _ in range(max(1, concurrency)))))
+        first, spent = await self.fire_batch(limit)
+        if spent == 0:
+            return first
+        return first + sum(await asyncio.gather(*(loop() for _ in range(max(1, concurrency)))))
