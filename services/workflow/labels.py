@@ -111,6 +111,7 @@ NODE_TYPES: Mapping[str, str] = {
     "timer": N_("Wait"),
     "exclusive": N_("Decision"),
     "parallel": N_("Parallel paths"),
+    "inclusive": N_("Inclusive decision (one or more paths)"),
     "decision_table": N_("Decision table"),
     "end": N_("End"),
 }

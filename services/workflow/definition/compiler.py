@@ -16,12 +16,14 @@ from typing import Final
 from contracts.errors import DefinitionInvalid
 
 from .durations import parse_duration
+from .graph import is_join
 from .messages import NOT_VALID
 from .model import (
     HUMAN_TYPES,
     ApprovalNode,
     DecisionTableNode,
     Definition,
+    InclusiveNode,
     IntegrationNode,
     ManualTaskNode,
     Node,
@@ -60,7 +62,9 @@ class CompiledModel:
     its own); ``task_queues`` maps human nodes to the human queue their tasks are assigned to.
     ``timer_durations`` is keyed by ``(node_id, timer_id)``; an intermediate timer node uses its
     own id as timer id. ``priorities`` holds each human node's priority rule (condition, level).
-    ``available`` lists the context keys guaranteed at each node.
+    ``available`` lists the context keys guaranteed at each node. ``inclusive_reach`` maps each
+    inclusive join to the nodes from which a token can still arrive at it (not through itself):
+    the join fires when no live token rests on one of them.
     """
 
     definition: Definition
@@ -72,6 +76,7 @@ class CompiledModel:
     fork_join: Mapping[str, str]
     join_fork: Mapping[str, str]
     join_incoming: Mapping[str, int]
+    inclusive_reach: Mapping[str, frozenset[str]]
     branches: Mapping[str, tuple[tuple[Condition, str], ...]]
     until: Mapping[str, Condition]
     rules: Mapping[str, tuple[tuple[ValidationRule, Condition], ...]]
@@ -144,6 +149,13 @@ def compile_definition(
         fork_join=ro(dict(analysis.forks.pairs)),
         join_fork=ro({j: f for f, j in analysis.forks.pairs.items()}),
         join_incoming=ro({j: analysis.forks.branches[f] for f, j in analysis.forks.pairs.items()}),
+        inclusive_reach=ro(
+            {
+                nid: graph.reaching(nid)
+                for nid, n in graph.nodes.items()
+                if isinstance(n, InclusiveNode) and is_join(n)
+            }
+        ),
         branches=ro(dict(analysis.expressions.branches)),
         until=ro(dict(analysis.expressions.until)),
         rules=ro(dict(analysis.expressions.rules)),

@@ -9,6 +9,7 @@ path to it, so ``consumes`` never reads a missing key and expressions only see n
   does an error route, plus the key it stores the error under.
 - An ordinary node with several incoming flows (an exclusive merge, a loop head) gets the
   intersection; a parallel join gets the *union*, because every branch has finished there.
+  An inclusive join gets the intersection too: only the branches whose condition held ran.
 - Loops are handled by iterating to a fixpoint from "everything" downwards.
 """
 
@@ -21,7 +22,7 @@ from contracts.errors import FieldError
 from .forkjoin import ForkJoin
 from .graph import Edge, Graph
 from .messages import N_
-from .model import StartNode
+from .model import InclusiveNode, StartNode
 
 
 def _carried(edge: Edge, inp: Mapping[str, frozenset[str]], graph: Graph) -> frozenset[str]:
@@ -39,7 +40,7 @@ def available_keys(
     )
     inp: dict[str, frozenset[str]] = {nid: universe for nid in reachable}
     inp[start] = frozenset()
-    joins = set(forks.pairs.values())
+    joins = {j for j in forks.pairs.values() if not isinstance(graph.nodes[j], InclusiveNode)}
     order = sorted(reachable, key=graph.index.__getitem__)
     changed = True
     while changed:

@@ -18,6 +18,7 @@ from .model import (
     PRIORITY_LEVELS,
     DecisionTableNode,
     ExclusiveNode,
+    InclusiveNode,
     Node,
     TimerNode,
     ValidationNode,
@@ -110,7 +111,7 @@ def compile_expressions(
             cond = c.one(nid, urgency.when, names, f"{base}.priority.when")
             if cond is not None:
                 out.priorities[nid] = (cond, PRIORITY_LEVELS[urgency.level])
-        if isinstance(node, ExclusiveNode):
+        if isinstance(node, ExclusiveNode | InclusiveNode) and node.branches:
             compiled: list[tuple[Condition, str]] = []
             for i, branch in enumerate(node.branches):
                 cond = c.one(nid, branch.when, names, f"{base}.branches[{i}].when")

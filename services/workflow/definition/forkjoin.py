@@ -3,6 +3,9 @@
 The rule (documented in ``docs/definition-format.md``): walk each branch of a fork ``F`` from its
 first node, stepping over nested fork/join blocks as a whole, until it reaches a join. Then
 
+Inclusive gateways (``inclusive``) follow the same rule: a fork with ``branches`` pairs with an
+inclusive join, which waits only for the branches whose condition held.
+
 1. every branch reaches the *same* join ``J`` (possibly through several flows, e.g. after an
    exclusive gateway inside the branch), and every flow into ``J`` comes from one of ``F``'s
    branches. At run time ``J`` fires once per fork, when the token of every branch has arrived
@@ -24,9 +27,10 @@ from dataclasses import dataclass, field
 
 from contracts.errors import FieldError
 
-from .graph import Edge, Graph, is_fork, is_join
+from .gateways import inclusive_shape
+from .graph import Edge, Graph, fork_targets, is_fork, is_join, join_next
 from .messages import N_
-from .model import EndNode, ParallelNode
+from .model import EndNode, InclusiveNode, ParallelNode
 
 
 @dataclass
@@ -142,10 +146,9 @@ class _Analysis:
                 for scope in self.result.scopes[nid]:
                     mine.update(scope)
                 mine.add(join)
-                jnode = self.g.nodes[join]
-                assert isinstance(jnode, ParallelNode) and isinstance(jnode.next, str)
-                if jnode.next in self.g.nodes:
-                    stack.append((join, jnode.next, side_origin))
+                after = join_next(self.g.nodes[join])
+                if after in self.g.nodes:
+                    stack.append((join, after, side_origin))
                 continue
             for edge in self.g.out[nid]:
                 origin = edge if edge.kind == "side" else side_origin
@@ -183,10 +186,9 @@ class _Analysis:
         return join
 
     def _match(self, fork: str) -> str | None:
-        node = self.g.nodes[fork]
-        assert isinstance(node, ParallelNode) and not isinstance(node.next, str)
-        targets = [t for t in node.next if t in self.g.nodes]
-        if len(set(node.next)) != len(node.next):
+        listed = fork_targets(self.g.nodes[fork])
+        targets = [t for t in listed if t in self.g.nodes]
+        if len(set(listed)) != len(listed):
             self.error(
                 fork,
                 "parallel_shape",
@@ -194,7 +196,7 @@ class _Analysis:
                 fork=fork,
             )
             return None
-        if len(targets) != len(node.next) or len(targets) < 2:
+        if len(targets) != len(listed) or len(targets) < 2:
             return None  # dangling targets or shape: reported elsewhere
         walks = [self.walk(fork, first, fork) for first in targets]
         ok = True
@@ -259,6 +261,20 @@ class _Analysis:
             )
             return None
         (join,) = joins
+        inclusive = isinstance(self.g.nodes[fork], InclusiveNode)
+        if inclusive != isinstance(self.g.nodes[join], InclusiveNode):
+            self.error(
+                fork,
+                "gateway_kind_mismatch",
+                N_(
+                    "The branches of fork `%(fork)s` meet at join `%(join)s`, a gateway of "
+                    "another kind; an inclusive fork closes with an inclusive join and a "
+                    "parallel fork with a parallel join."
+                ),
+                fork=fork,
+                join=join,
+            )
+            return None
         for i, w in enumerate(walks):
             if not any(j == join for _, j in w.join_edges):
                 ok = False
@@ -299,6 +315,9 @@ def analyse_forks(graph: Graph, start: str | None) -> ForkJoin:
     """Pair forks with joins and report every unbalanced block (see the module docstring)."""
     analysis = _Analysis(graph)
     for nid, node in graph.nodes.items():
+        if isinstance(node, InclusiveNode):
+            analysis.result.errors.extend(inclusive_shape(graph, nid, node))
+            continue
         if not isinstance(node, ParallelNode):
             continue
         incoming = len(graph.inc[nid])

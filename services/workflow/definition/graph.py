@@ -16,6 +16,7 @@ from .model import (
     ApprovalNode,
     Definition,
     ExclusiveNode,
+    InclusiveNode,
     Node,
     ParallelNode,
     ServiceTaskNode,
@@ -41,7 +42,7 @@ class Edge(NamedTuple):
 def node_edges(node: Node) -> list[Edge]:
     """Every outgoing reference of a node, in document order, targets not yet checked."""
     out: list[Edge] = []
-    if isinstance(node, ExclusiveNode):
+    if isinstance(node, ExclusiveNode) or (isinstance(node, InclusiveNode) and node.branches):
         for i, branch in enumerate(node.branches):
             out.append(Edge(node.id, branch.next, f"branches[{i}].next", "flow"))
         if node.default is not None:
@@ -68,11 +69,33 @@ def node_edges(node: Node) -> list[Edge]:
 
 
 def is_fork(node: Node) -> bool:
+    """A parallel fork, or an inclusive gateway that forks (it has branches)."""
+    if isinstance(node, InclusiveNode):
+        return bool(node.branches)
     return isinstance(node, ParallelNode) and not isinstance(node.next, str)
 
 
 def is_join(node: Node) -> bool:
+    """A parallel join, or an inclusive gateway that joins (no branches, one ``next``)."""
+    if isinstance(node, InclusiveNode):
+        return not node.branches and node.next is not None
     return isinstance(node, ParallelNode) and isinstance(node.next, str)
+
+
+def fork_targets(node: Node) -> list[str]:
+    """Where a fork's branches start: a parallel fork's ``next`` list, an inclusive fork's
+    branch targets followed by its default."""
+    if isinstance(node, InclusiveNode):
+        default = [node.default] if node.default is not None else []
+        return [b.next for b in node.branches] + default
+    assert isinstance(node, ParallelNode) and not isinstance(node.next, str)
+    return list(node.next)
+
+
+def join_next(node: Node) -> str:
+    """Where a join sends the merged token."""
+    assert isinstance(node, ParallelNode | InclusiveNode) and isinstance(node.next, str)
+    return node.next
 
 
 @dataclass
@@ -121,6 +144,19 @@ class Graph:
             edges = self.inc[nid] if reverse else self.out[nid]
             stack.extend(e.source if reverse else e.target for e in edges)
         return seen
+
+    def reaching(self, target: str) -> frozenset[str]:
+        """Nodes from which a token can still arrive at ``target`` without passing through
+        ``target`` itself (``target`` excluded): what an inclusive join waits on."""
+        seen: set[str] = set()
+        stack = [e.source for e in self.inc[target]]
+        while stack:
+            nid = stack.pop()
+            if nid in seen or nid == target:
+                continue
+            seen.add(nid)
+            stack.extend(e.source for e in self.inc[nid])
+        return frozenset(seen)
 
     def cycles_within(self, members: set[str]) -> list[list[str]]:
         """Strongly connected components of the subgraph on ``members`` that contain a cycle.

@@ -246,6 +246,14 @@ class ParallelNode(_NodeBase, tag="parallel", frozen=True, kw_only=True):
     next: str | tuple[str, ...]
 
 
+class InclusiveNode(_NodeBase, tag="inclusive", frozen=True, kw_only=True):
+    """An OR gateway (BPMN 2.0 §13.3.3): a fork with ``branches``, a join with ``next``."""
+
+    branches: tuple[Branch, ...] = ()
+    default: str | None = None
+    next: str | None = None
+
+
 class DecisionTableNode(_NodeBase, tag="decision_table", frozen=True, kw_only=True):
     """The table stays opaque here; the rules package owns its format and compilation."""
 
@@ -269,6 +277,7 @@ Node: TypeAlias = (
     | TimerNode
     | ExclusiveNode
     | ParallelNode
+    | InclusiveNode
     | DecisionTableNode
     | EndNode
 )
@@ -285,7 +294,7 @@ WORK_TYPES: Final = (
     NotificationNode,
     DecisionTableNode,
 )
-INLINE_TYPES: Final = (StartNode, ExclusiveNode, ParallelNode, EndNode)
+INLINE_TYPES: Final = (StartNode, ExclusiveNode, ParallelNode, InclusiveNode, EndNode)
 
 
 class Retention(_Strict, frozen=True, kw_only=True):

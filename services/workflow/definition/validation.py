@@ -17,7 +17,7 @@ from .expressions import CompiledExpressions, compile_expressions
 from .forkjoin import ForkJoin, analyse_forks
 from .graph import Graph
 from .messages import N_, NOT_VALID
-from .model import Definition, EndNode, ExclusiveNode, ParallelNode, StartNode
+from .model import Definition, EndNode, ExclusiveNode, InclusiveNode, ParallelNode, StartNode
 from .node_checks import check_nodes
 from .ports import ExpressionCompiler, KnownNames, TableCompiler
 
@@ -62,7 +62,11 @@ def _reachability(graph: Graph, start: str | None, out: Collector) -> set[str]:
 
 
 def _inline_cycles(graph: Graph, out: Collector) -> None:
-    inline = {nid for nid, n in graph.nodes.items() if isinstance(n, ExclusiveNode | ParallelNode)}
+    inline = {
+        nid
+        for nid, n in graph.nodes.items()
+        if isinstance(n, ExclusiveNode | ParallelNode | InclusiveNode)
+    }
     for cycle in graph.cycles_within(inline):
         loop = " → ".join(f"`{n}`" for n in [*cycle, cycle[0]])
         out.top(

@@ -38,7 +38,6 @@ REFUSED_IN_PROCESS = {
     "scriptTask": (
         '<bpmn:scriptTask id="X1" scriptFormat="js"><bpmn:script>1</bpmn:script></bpmn:scriptTask>'
     ),
-    "inclusiveGateway": '<bpmn:inclusiveGateway id="X1"/>',
     "eventBasedGateway": '<bpmn:eventBasedGateway id="X1"/>',
     "complexGateway": '<bpmn:complexGateway id="X1"/>',
     "subProcess": '<bpmn:subProcess id="X1"><bpmn:startEvent id="inner"/></bpmn:subProcess>',
@@ -123,7 +122,7 @@ def test_refusal_names_the_element_and_why() -> None:
 
 
 def test_every_problem_is_reported_at_once() -> None:
-    xml = document(START + '<bpmn:scriptTask id="a"/>\n<bpmn:inclusiveGateway id="b"/>')
+    xml = document(START + '<bpmn:scriptTask id="a"/>\n<bpmn:complexGateway id="b"/>')
     assert len(refusal(xml)) == 2
 
 

@@ -41,6 +41,7 @@ EXPORT_ELEMENTS: Final = {
     "timer": "intermediateCatchEvent",
     "exclusive": "exclusiveGateway",
     "parallel": "parallelGateway",
+    "inclusive": "inclusiveGateway",
 }
 _STRUCTURAL: Final = frozenset(
     {"id", "type", "name", "next", "outcomes", "branches", "default", "timers"}
@@ -59,7 +60,7 @@ class _Flow:
 def kind_of(node_type: object) -> Kind:
     if node_type in ("start", "end", "timer"):
         return "event"
-    return "gateway" if node_type in ("exclusive", "parallel") else "task"
+    return "gateway" if node_type in ("exclusive", "parallel", "inclusive") else "task"
 
 
 def _expression(parent: Any, local: str, text: str, language: str | None = None) -> Any:
@@ -186,7 +187,7 @@ class _Exporter:
         if node_type == "timer":
             chosen = _timer_definition(element, node)
             skip.update({chosen} if chosen else set())
-        if node_type == "exclusive":
+        if node_type in ("exclusive", "inclusive"):
             default = next((f.id for f in self.flows if f.source == node_id and f.is_default), None)
             if default is not None:
                 element.set("default", default)

@@ -3,7 +3,9 @@
 In BPMN the graph lives in separate ``sequenceFlow`` elements; in the definition format each node
 names where it goes, and *how* depends on its type: an approval's flows are the outcomes a
 person picks (named by ``tramita:outcome`` or the flow's name), an exclusive gateway's flows are
-CEL branches evaluated in file order plus one default, a parallel fork lists its targets.
+CEL branches evaluated in file order plus one default, a parallel fork lists its targets. An
+inclusive gateway with several outgoing flows forks like an exclusive one (a flow without a
+condition is always taken: ``when: "true"``); with one, it joins.
 Shapes the definition format cannot express (a task with two plain outgoing flows, a condition
 on a task's flow) are refused here, against the flow's own id and line.
 """
@@ -67,6 +69,9 @@ def _wire_exclusive(
                 )
             node["default"] = target
             sources.refs[f"{source.owner}.default"] = origin_of(flow)
+        elif not has_condition and source.node_type == "inclusive":
+            branches.append({"when": "true", "next": target})
+            sources.refs[f"{source.owner}.branches[{len(branches) - 1}]"] = origin_of(flow)
         elif not has_condition:
             problems.add(
                 flow,
@@ -83,6 +88,29 @@ def _wire_exclusive(
             sources.refs[f"{source.owner}.branches[{len(branches)}]"] = origin_of(flow)
             branches.append(branch)
     node["branches"] = branches
+
+
+def _inclusive_forks(source: Endpoint, incoming: dict[str, int], problems: Problems) -> bool:
+    """An inclusive gateway forks when several flows leave it (or its one flow is conditional
+    or its default) and joins otherwise; one that does both is refused (draw two gateways)."""
+    gateway = source.element
+    forks = len(source.flows) > 1 or gateway.get("default") is not None
+    forks = forks or any(_has_condition(f) for f in source.flows)
+    if forks and incoming.get(gateway.get("id"), 0) > 1:
+        problems.add(
+            gateway,
+            "flow.inclusive_mixed",
+            N_(
+                "this inclusive gateway both joins (%(incoming)s incoming flows) and forks; "
+                "draw one gateway to join and another to fork"
+            ),
+            incoming=incoming[gateway.get("id")],
+        )
+    return forks
+
+
+def _has_condition(flow: Any) -> bool:
+    return first_child(flow, BPMN, "conditionExpression") is not None
 
 
 def _outcome_name(flow: Any) -> str | None:
@@ -186,8 +214,13 @@ def wire(
             )
             continue
         endpoints[source_ref].flows.append(flow)
+    incoming: dict[str, int] = {}
     for source in endpoints.values():
-        if source.node_type != "exclusive":
+        for flow in source.flows:
+            incoming[flow.get("targetRef")] = incoming.get(flow.get("targetRef"), 0) + 1
+    for source in endpoints.values():
+        forks = source.node_type == "inclusive" and _inclusive_forks(source, incoming, problems)
+        if source.node_type != "exclusive" and not forks:
             for flow in source.flows:
                 if first_child(flow, BPMN, "conditionExpression") is not None:
                     problems.add(
@@ -195,7 +228,7 @@ def wire(
                         "flow.condition_outside_gateway",
                         N_("only flows leaving an exclusive gateway may have conditions"),
                     )
-        if source.node_type == "exclusive":
+        if source.node_type == "exclusive" or forks:
             _wire_exclusive(source, node_ids, problems, sources)
         elif _wants_outcomes(source):
             _wire_outcomes(source, node_ids, problems, sources)

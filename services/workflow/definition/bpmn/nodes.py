@@ -32,6 +32,7 @@ ELEMENT_TYPES: Final[dict[str, tuple[str | None, frozenset[str] | None]]] = {
     "task": (None, None),
     "exclusiveGateway": ("exclusive", frozenset()),
     "parallelGateway": ("parallel", frozenset()),
+    "inclusiveGateway": ("inclusive", frozenset()),
     "intermediateCatchEvent": (None, frozenset()),
     "intermediateThrowEvent": (None, frozenset()),
 }

@@ -1,7 +1,8 @@
 """The working copy of one decision: moves tokens through inline nodes and collects effects.
 
 ``decide()`` copies the state into a :class:`Run`, applies one event and lets the run advance
-every moved token through the nodes the engine executes inline (start, exclusive, parallel, end)
+every moved token through the nodes the engine executes inline (start, exclusive, parallel,
+inclusive, end)
 until each rests where work is needed (a step, a task, a timer) or is consumed. Still pure: the
 only inputs are the compiled model, the state and ``now``.
 """
@@ -19,10 +20,12 @@ from services.workflow.definition.model import (
     EndNode,
     ExclusiveNode,
     HumanNode,
+    InclusiveNode,
     ParallelNode,
     StartNode,
     TimerNode,
 )
+from services.workflow.definition.ports import Condition
 
 from .effects import (
     InstanceFinished,
@@ -33,7 +36,7 @@ from .effects import (
     Transitioned,
 )
 from .failures import rule_cause
-from .run_state import RunState
+from .joins import Joins, parent_of
 from .state import (
     FailureInfo,
     InstanceStatus,
@@ -46,11 +49,7 @@ MAX_INLINE_MOVES: Final = 1000
 """Validation forbids loops made only of gateways; this bound is the safety net behind it."""
 
 
-def parent_of(token_id: str) -> str:
-    return token_id.rsplit(".", 1)[0]
-
-
-class Run(RunState):
+class Run(Joins):
     """The working copy of one decision (:class:`~.run_state.RunState`) and its moves: arriving
     at each kind of node, routing, forks and joins, opening tasks and timers, and ending."""
 
@@ -67,16 +66,19 @@ class Run(RunState):
         self.drain()
 
     def drain(self) -> None:
-        while self.arrivals and not self.finished:
-            self.moves += 1
-            if self.moves > MAX_INLINE_MOVES:
-                raise InvalidTransition(
-                    "Too many inline moves in one decision",
-                    code="inline_move_limit",
-                    status=self.status,
-                )
-            self._arrive(*self.arrivals.popleft())
-        self.arrivals.clear()
+        while True:
+            while self.arrivals and not self.finished:
+                self.moves += 1
+                if self.moves > MAX_INLINE_MOVES:
+                    raise InvalidTransition(
+                        "Too many inline moves in one decision",
+                        code="inline_move_limit",
+                        status=self.status,
+                    )
+                self._arrive(*self.arrivals.popleft())
+            self.arrivals.clear()
+            if self.finished or not self.settle_inclusive_joins():
+                return
 
     def _arrive(self, token_id: str, node_id: str, from_node: str | None, cause: str) -> None:
         self.emit(
@@ -97,6 +99,12 @@ class Run(RunState):
             self._route(token_id, node)
         elif isinstance(node, ParallelNode):
             self._parallel(token_id, node)
+        elif isinstance(node, InclusiveNode):
+            if node.branches:
+                self._inclusive_fork(token_id, node)
+            else:
+                self.rest(token_id, node.id, self.entries.get(node.id, 0) + 1, "arrived_at_join")
+                self.inclusive_join(node, parent_of(token_id))
         elif isinstance(node, WORK_TYPES):
             ag = self.enter_count(node_id)
             self.rest(token_id, node_id, ag, "active")
@@ -119,19 +127,26 @@ class Run(RunState):
 
     def _route(self, token_id: str, node: ExclusiveNode) -> None:
         for i, (condition, target) in enumerate(self.m.branches[node.id]):
-            try:
-                value = condition(self.context)
-            except RuleError as exc:
-                self.fail("condition_error", node.id, rule_cause(exc))
-                return
-            if not isinstance(value, bool):
-                self.fail("condition_not_boolean", node.id, "not_boolean")
+            value = self._holds(node.id, condition)
+            if value is None:
                 return
             if value:
                 self.arrivals.append((token_id, target, node.id, f"branches[{i}]"))
                 return
         assert node.default is not None
         self.arrivals.append((token_id, node.default, node.id, "default"))
+
+    def _holds(self, node_id: str, condition: Condition) -> bool | None:
+        """A branch condition's value, or ``None`` when it failed (and so did the instance)."""
+        try:
+            value = condition(self.context)
+        except RuleError as exc:
+            self.fail("condition_error", node_id, rule_cause(exc))
+            return None
+        if not isinstance(value, bool):
+            self.fail("condition_not_boolean", node_id, "not_boolean")
+            return None
+        return value
 
     def _parallel(self, token_id: str, node: ParallelNode) -> None:
         if not isinstance(node.next, str):
@@ -142,19 +157,31 @@ class Run(RunState):
                 self.rest(child, node.id, ag, "active")
                 self.arrivals.append((child, target, node.id, "fork"))
             return
-        parent = parent_of(token_id)
         self.rest(token_id, node.id, self.entries.get(node.id, 0) + 1, "arrived_at_join")
-        arrived = [
-            t
-            for t in self.tokens.values()
-            if t.node_id == node.id and t.status == "arrived_at_join" and parent_of(t.id) == parent
-        ]
-        if len(arrived) < self.m.join_incoming[node.id]:
-            return
-        for t in arrived:
-            del self.tokens[t.id]
-        self.rest(parent, node.id, self.enter_count(node.id), "active")
-        self.arrivals.append((parent, node.next, node.id, "join"))
+        self.parallel_join(node, parent_of(token_id))
+
+    def _inclusive_fork(self, token_id: str, node: InclusiveNode) -> None:
+        """Every branch whose condition is true starts a token ``<token>.<i>`` (``i``: the
+        branch's index; the default is ``len(branches)``); the default only when none is."""
+        ag = self.enter_count(node.id)
+        self.rest(token_id, node.id, ag, "active")
+        taken: list[tuple[int, str, str]] = []
+        for i, (condition, target) in enumerate(self.m.branches[node.id]):
+            value = self._holds(node.id, condition)
+            if value is None:
+                return
+            if value:
+                taken.append((i, target, f"branches[{i}]"))
+        if not taken:
+            if node.default is None:
+                self.fail("no_branch_taken", node.id)
+                return
+            taken.append((len(node.branches), node.default, "default"))
+        del self.tokens[token_id]
+        for i, target, cause in taken:
+            child = f"{token_id}.{i}"
+            self.rest(child, node.id, ag, "active")
+            self.arrivals.append((child, target, node.id, cause))
 
     def _open_task(self, token_id: str, node: HumanNode) -> None:
         ag = self.enter_count(node.id)

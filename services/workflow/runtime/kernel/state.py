@@ -15,7 +15,8 @@ STATE_FORMAT: Final = 1
 
 TokenStatus = Literal["active", "waiting", "arrived_at_join", "pending", "held"]
 """``active``: a step is scheduled on a worker queue. ``waiting``: a person or a timer must act.
-``arrived_at_join``: parked until every branch of its fork arrives. ``pending``: a partner
+``arrived_at_join``: parked until every branch of its fork arrives (at an inclusive join:
+until no other live token can still reach the join). ``pending``: a partner
 rejected the step's data (4xx) and an operator's pending task is open. ``held``: the retry
 ceiling was exceeded and the node's policy holds it in the dead letter for reprocessing."""
 
