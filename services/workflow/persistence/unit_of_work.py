@@ -9,6 +9,8 @@ with the COMMIT (``write_buffer``); the repositories (``repositories/``) hold th
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from contracts.idempotency import ANSWER_SLOT, Reservation, StoredAnswer
@@ -55,28 +57,82 @@ class SqlUnitOfWork:
 
     def __init__(self, engine: AsyncEngine, clock: Clock, ids: IdGen, audit: AuditWriter) -> None:
         self._engine = engine
+        self._clock = clock
+        self._ids = ids
+        self._auditor = audit
         self._db = WriteBuffer(engine)
         self._committed = False
         self._handed = False
-        self.versions = SqlVersions(self._db, clock, ids)
-        self.instances = SqlInstances(self._db)
-        self.history = SqlHistory(self._db, ids)
-        self.steps = SqlStepRuns(self._db, clock)
-        self.tasks = SqlTasks(self._db)
-        self.timers = SqlTimers(self._db)
-        self.dead_letters = SqlDeadLetters(self._db, ids)
-        self.outbox = SqlOutbox(self._db, clock)
-        self.audit = SqlAuditLog(self._db, audit)
-        self.human = SqlHumanRepo(self._db)
-        self.deadlines = SqlDeadlineRepo(self._db)
-        self.operations = SqlOperationStore(self._db)
-        self.units = SqlUnitRepo(self._db)
-        self.privacy = SqlPrivacyRows(self._db)
+
+    # The repositories are built on first use: a unit of work is made for every transaction
+    # (several per step) and most touch three or four of them.
+
+    @cached_property
+    def versions(self) -> SqlVersions:
+        return SqlVersions(self._db, self._clock, self._ids)
+
+    @cached_property
+    def instances(self) -> SqlInstances:
+        return SqlInstances(self._db)
+
+    @cached_property
+    def history(self) -> SqlHistory:
+        return SqlHistory(self._db, self._ids)
+
+    @cached_property
+    def steps(self) -> SqlStepRuns:
+        return SqlStepRuns(self._db, self._clock)
+
+    @cached_property
+    def tasks(self) -> SqlTasks:
+        return SqlTasks(self._db)
+
+    @cached_property
+    def timers(self) -> SqlTimers:
+        return SqlTimers(self._db)
+
+    @cached_property
+    def dead_letters(self) -> SqlDeadLetters:
+        return SqlDeadLetters(self._db, self._ids)
+
+    @cached_property
+    def outbox(self) -> SqlOutbox:
+        return SqlOutbox(self._db, self._clock)
+
+    @cached_property
+    def audit(self) -> SqlAuditLog:
+        return SqlAuditLog(self._db, self._auditor)
+
+    @cached_property
+    def human(self) -> SqlHumanRepo:
+        return SqlHumanRepo(self._db)
+
+    @cached_property
+    def deadlines(self) -> SqlDeadlineRepo:
+        return SqlDeadlineRepo(self._db)
+
+    @cached_property
+    def operations(self) -> SqlOperationStore:
+        return SqlOperationStore(self._db)
+
+    @cached_property
+    def units(self) -> SqlUnitRepo:
+        return SqlUnitRepo(self._db)
+
+    @cached_property
+    def privacy(self) -> SqlPrivacyRows:
         """The LGPD purge's and export's rows (``privacy.Privacy``; not a runtime port)."""
-        self.drafts = SqlDrafts(self._db)
-        self.documents = SqlDocuments(self._db, clock, ids, self.audit)
-        """Document types, templates and documents (``documents_repo``; not a runtime port)."""
+        return SqlPrivacyRows(self._db)
+
+    @cached_property
+    def drafts(self) -> SqlDrafts:
         """Definition drafts (``drafts_repo.SqlDraftStore``; not a runtime port)."""
+        return SqlDrafts(self._db)
+
+    @cached_property
+    def documents(self) -> SqlDocuments:
+        """Document types, templates and documents (``documents_repo``; not a runtime port)."""
+        return SqlDocuments(self._db, self._clock, self._ids, self.audit)
 
     @property
     def conn(self) -> AsyncConnection:
