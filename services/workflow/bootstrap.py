@@ -48,6 +48,7 @@ from services.workflow.runtime.ports.human import HumanStore
 from services.workflow.runtime.ports.operations import OperationStore
 from services.workflow.runtime.ports.telemetry import Telemetry
 from services.workflow.runtime.ports.units import UnitStore
+from services.workflow.runtime.services.access import DEFAULT_GROUNDS, AccessPolicy
 from services.workflow.runtime.services.applier import Applier
 from services.workflow.runtime.services.deadline_notices import DeadlineNotices
 from services.workflow.runtime.services.deadline_service import DeadlineService
@@ -61,7 +62,12 @@ from services.workflow.runtime.services.migration import Migrator
 from services.workflow.runtime.services.operations import OperationService
 from services.workflow.runtime.services.publishing import ModelCompiler
 from services.workflow.runtime.services.units import UnitService
-from services.workflow.settings import LegalSettings, WorkflowSettings, load_settings
+from services.workflow.settings import (
+    LegalSettings,
+    WorkflowSettings,
+    access_grounds,
+    load_settings,
+)
 
 log = structlog.get_logger("tramita.workflow")
 LOCALES = Path(__file__).parent / "locale"
@@ -343,7 +349,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         executor=executor,
         delivery=delivery,
         tasks=tasks,
-        inbox=Inbox(SqlInboxQuery(platform.database), clock),
+        inbox=Inbox(SqlInboxQuery(platform.database, clock), clock),
         catalog=Catalog(
             uow_factory=uow, store=human_store, clock=clock, ids=ids, expressions=rules
         ),
@@ -355,9 +361,15 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
             clock,
         ),
         units=UnitService(uow_factory=uow, store=unit_store, clock=clock),
+        access=AccessPolicy(
+            uow_factory=uow,
+            clock=clock,
+            ids=ids,
+            grounds=access_grounds(settings.access_grounds, DEFAULT_GROUNDS),
+        ),
         operations=operations,
         migrator=migrator,
-        reads=SqlApiReads(platform.database),
+        reads=SqlApiReads(platform.database, clock),
         dashboard=SqlDashboardReads(platform.database),
         drafts=SqlDraftStore(uow, clock, ids),
         telemetry=telemetry,

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from services.workflow.reads.drafts import DraftStore
     from services.workflow.runtime.kernel.dashboard import DashboardReads
     from services.workflow.runtime.ports.telemetry import Telemetry
+    from services.workflow.runtime.services.access import AccessPolicy
     from services.workflow.runtime.services.deadline_service import DeadlineService
     from services.workflow.runtime.services.engine import Engine
     from services.workflow.runtime.services.human_policy import Catalog
@@ -49,6 +50,8 @@ class WorkflowHandles:
     drafts: DraftStore
     telemetry: Telemetry
     """What the runtime records (``/metrics`` serves its registry outside multiprocess mode)."""
+    access: AccessPolicy
+    """The one authorisation point for reading a case (levels, grants)."""
 
 
 def handles_or_none(platform: Any) -> WorkflowHandles | None:

@@ -42,6 +42,10 @@ def tramita_register_permissions(registry: PermissionRegistrar) -> None:
         "Oversee every queue of the units one supervises (inbox and dashboard)",
     )
     registry.add(
+        "workflow.classify",
+        "Set a case's access level and grant or revoke access to it; see restricted cases",
+    )
+    registry.add(
         "workflow.tasks.forward_any",
         "Forward tasks into any active queue, also those one is not a member of",
     )

@@ -86,6 +86,10 @@ class WorkflowSettings(msgspec.Struct, frozen=True, kw_only=True):
     ``{unit}``). See ``docs/protocol-numbers.md``."""
     protocol_unit: str = ""
     """The protocolling unit's code: five digits for ``nup``; what ``{unit}`` writes."""
+    access_grounds: str = ""
+    """Path of a TOML file whose ``[grounds]`` table (``key = "label"``) replaces the legal
+    grounds offered for restricted and secret cases (default: ``runtime.services.access.
+    DEFAULT_GROUNDS``). See ``docs/access.md``."""
     faults: str = ""
     """Fault injection for the crash tests only (e.g. ``relay_exit_after_publish:3``)."""
     legal: LegalSettings = msgspec.field(default_factory=LegalSettings)
@@ -195,3 +199,24 @@ def legal_settings(registered: Mapping[str, LegalRule], path: str = "") -> Legal
             rules[key] = _rule(key, fields, rules.get(key))
         receipt = _receipt(dict(data.get("receipt", {})))
     return LegalSettings(rules=MappingProxyType(rules), receipt=receipt)
+
+
+def access_grounds(path: str, default: Mapping[str, str]) -> Mapping[str, str]:
+    """The legal grounds for restricted and secret cases: the ``[grounds]`` table of the file
+    at ``path``, or ``default`` without one."""
+    if not path:
+        return default
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigurationError(
+            f"TRAMITA_WF_ACCESS_GROUNDS cannot be read: {type(exc).__name__}",
+            setting="access_grounds",
+        ) from exc
+    grounds = data.get("grounds")
+    if not isinstance(grounds, dict) or not grounds:
+        raise ConfigurationError(
+            "TRAMITA_WF_ACCESS_GROUNDS needs a non-empty [grounds] table",
+            setting="access_grounds",
+        )
+    return MappingProxyType({str(k): str(v) for k, v in grounds.items()})

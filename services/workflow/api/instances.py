@@ -14,6 +14,7 @@ from contracts.errors import BadRequest, Conflict, FieldError, NotFound, Validat
 from contracts.kernel import Actor
 from contracts.workflow.types import HistoryEntry, InstanceView, StartRequest
 from core.auth import actor_of, requires
+from services.workflow.api.access import viewer_for
 from services.workflow.api.deps import engine_of, platform_of, reads_of
 from services.workflow.api.schemas import (
     CancelBody,
@@ -87,6 +88,7 @@ class InstanceController(Controller):
                 fields=fields,
                 before=None if before is None else str(before),
                 limit=limit,
+                viewer=await viewer_for(request, actor_of(request).id),
             )
         )
         return InstancePage(items=items, next=items[-1].id if len(items) == limit else None)

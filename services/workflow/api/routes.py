@@ -7,6 +7,7 @@ from typing import Any
 from litestar import Router
 
 from services.workflow.api import API_MAX_BODY
+from services.workflow.api.access import AccessController, sees_instance
 from services.workflow.api.dashboard import DashboardController
 from services.workflow.api.deadlines import DeadlineController, InstanceDeadlineController
 from services.workflow.api.documents import DocumentController, InstanceDocumentController
@@ -36,6 +37,7 @@ def api_router() -> Router:
             DeadLetterController,
             AuditController,
             CaseController,
+            AccessController,
             OperationController,
             MigrationController,
             RepairController,
@@ -46,6 +48,7 @@ def api_router() -> Router:
             DocumentController,
         ],
         request_max_body_size=API_MAX_BODY,
+        guards=[sees_instance],
     )
 
 

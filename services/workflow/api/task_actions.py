@@ -20,6 +20,7 @@ from msgspec import Meta
 from contracts.errors import BadRequest, FieldError, Forbidden
 from contracts.workflow.types import TaskStatus, TaskView
 from core.auth import actor_of, requires
+from services.workflow.api.access import viewer_for
 from services.workflow.api.deps import platform_of
 from services.workflow.api.human_deps import idempotency_key_of, inbox_of, scope_of, tasks_of
 from services.workflow.api.operation_runs import (
@@ -206,6 +207,7 @@ class TaskInboxController(Controller):
             sort=sort,
             limit=limit,
             cursor=cursor or None,
+            seen_by=await viewer_for(request, actor.id),
         )
         return await inbox_of(request).page(query)
 

@@ -29,4 +29,5 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "Long operations run in the background.",
     ),
     ("unit", "services.workflow.cli.units:unit_group", "Organisational units and supervisors."),
+    ("access", "services.workflow.cli.access:access_group", "Access levels and grants of cases."),
 )

@@ -14,7 +14,7 @@ import click
 import msgspec
 
 from core.cli import ReadCommand
-from services.workflow.cli.reads import with_database
+from services.workflow.cli.reads import viewer_of, with_database
 from services.workflow.labels import STATUSES, word
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ def table(page: InstancePage, zone_name: str) -> str:
     help="Skip this many (the next page).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--as", "user", default=None, help="List as this user (restricted, secret cases).")
 def list_instances_cmd(
     definition_key: str | None,
     status: str | None,
@@ -85,17 +86,22 @@ def list_instances_cmd(
     limit: int,
     offset: int,
     as_json: bool,
+    user: str | None,
 ) -> None:
     """List instances, newest first (protocol, definition, status, current step, start)."""
     from services.workflow.persistence.instance_list import InstanceFilter, list_instances
 
-    wanted = InstanceFilter(
-        definition_key=definition_key, status=status, overdue=overdue, limit=limit, offset=offset
-    )
-
     async def _list(
         database: AsyncEngine, settings: Settings, clock: Clock
     ) -> tuple[InstancePage, str]:
+        wanted = InstanceFilter(
+            definition_key=definition_key,
+            status=status,
+            overdue=overdue,
+            limit=limit,
+            offset=offset,
+            viewer=await viewer_of(database, clock, user),
+        )
         return await list_instances(database, wanted, clock.now()), settings.timezone
 
     page, zone_name = with_database(_list)

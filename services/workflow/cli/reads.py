@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from contracts.errors import NotFound
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from core.settings import Settings
     from services.workflow.bootstrap import WorkflowService
     from services.workflow.runtime.ports import InstanceRecord, UnitOfWork
+    from services.workflow.runtime.ports.access import Viewer
 
 T = TypeVar("T")
 
@@ -42,9 +44,13 @@ def _is_uuid(ref: str) -> bool:
     return True
 
 
-async def resolve(uow: UnitOfWork, ref: str) -> InstanceRecord:
+async def resolve(
+    uow: UnitOfWork, ref: str, seen: tuple[Viewer, datetime] | None = None
+) -> InstanceRecord:
     """The instance whose id or protocol number is ``ref``; ``NotFound`` naming neither
-    (a protocol number may identify a citizen's request, so it is kept out of the message)."""
+    (a protocol number may identify a citizen's request, so it is kept out of the message).
+    With ``seen`` (a viewer and the moment), a case the viewer may not see is the same
+    ``NotFound`` (``runtime.services.access``)."""
     ref = ref.strip()
     if _is_uuid(ref):
         record = await uow.instances.get(ref)
@@ -54,6 +60,11 @@ async def resolve(uow: UnitOfWork, ref: str) -> InstanceRecord:
         record = await uow.instances.find_by_protocol(ref)
         if record is None and ref != ref.upper():
             record = await uow.instances.find_by_protocol(ref.upper())
+    if record is not None and seen is not None:
+        from services.workflow.runtime.services.access import can_see
+
+        if not await can_see(uow, record.id, *seen):
+            record = None
     if record is None:
         raise NotFound(N_("unknown instance"))
     return record
@@ -83,6 +94,25 @@ def with_database(action: Callable[[AsyncEngine, Settings, Clock], Awaitable[T]]
     return run_async(_run)
 
 
+async def viewer_of(database: AsyncEngine, clock: Clock, user: str | None) -> Viewer:
+    """Who a command reads as (``--as``): without one, nobody — public cases only; a person
+    needs ``workflow.read`` as on the API and the pages."""
+    from contracts.errors import Forbidden
+    from core.identity import Directory, is_uuid
+    from core.ids import UUIDv7Gen
+    from services.workflow.runtime.ports.access import Viewer
+    from services.workflow.runtime.services.access import CLASSIFY_PERMISSION
+
+    if user is None:
+        return Viewer(user_id=None)
+    granted = (
+        await Directory(database, clock, UUIDv7Gen(), {}).of(user) if is_uuid(user) else frozenset()
+    )
+    if "workflow.read" not in granted:
+        raise Forbidden(N_("the user's profile lacks a permission"), permission="workflow.read")
+    return Viewer(user_id=user, classifier=CLASSIFY_PERMISSION in granted)
+
+
 def with_reads(action: Callable[[UnitOfWork], Awaitable[T]]) -> T:
     """Run ``action`` in one read unit of work on ``TRAMITA_DATABASE_URL``, then close."""
 
@@ -95,5 +125,25 @@ def with_reads(action: Callable[[UnitOfWork], Awaitable[T]]) -> T:
         writer = SqlAuditWriter(clock, ids, chains=settings.audit_chains)
         async with SqlUnitOfWork(database, clock, ids, writer) as uow:
             return await action(uow)
+
+    return with_database(_read)
+
+
+def with_reads_as(
+    user: str | None, action: Callable[[UnitOfWork, tuple[Viewer, datetime]], Awaitable[T]]
+) -> T:
+    """:func:`with_reads` for a person (``--as``): ``action`` gets what :func:`resolve` needs
+    to refuse a case they may not see."""
+
+    async def _read(database: AsyncEngine, settings: Settings, clock: Clock) -> T:
+        from core.audit import SqlAuditWriter
+        from core.ids import UUIDv7Gen
+        from services.workflow.persistence.unit_of_work import SqlUnitOfWork
+
+        viewer = await viewer_of(database, clock, user)
+        ids = UUIDv7Gen()
+        writer = SqlAuditWriter(clock, ids, chains=settings.audit_chains)
+        async with SqlUnitOfWork(database, clock, ids, writer) as uow:
+            return await action(uow, (viewer, clock.now()))
 
     return with_database(_read)

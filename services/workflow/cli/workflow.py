@@ -19,7 +19,7 @@ from contracts.workflow.types import StartRequest, SubjectRef
 from core.cli import ReadCommand, run_async
 from services.workflow.cli.draft_import import import_cmd
 from services.workflow.cli.instance_list import list_instances_cmd
-from services.workflow.cli.reads import N_, resolve, with_reads
+from services.workflow.cli.reads import N_, resolve, with_reads_as
 from services.workflow.cli.text import gettext as _
 from services.workflow.labels import STATUSES, TASK_STATUSES, event_words, word
 
@@ -258,20 +258,21 @@ def start_cmd(
 @instance_group.command("show", cls=ReadCommand)
 @click.argument("ref", metavar="INSTANCE")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def show_cmd(ref: str, as_json: bool) -> None:
+@click.option("--as", "user", default=None, help="Read as this user (restricted, secret cases).")
+def show_cmd(ref: str, as_json: bool, user: str | None) -> None:
     """Show an instance (by id or protocol number), its tasks and its history."""
 
     from services.workflow.runtime.services.views import history_entry, instance_view, task_view
 
-    async def _show(uow: UnitOfWork) -> dict[str, Any]:
-        record = await resolve(uow, ref)
+    async def _show(uow: UnitOfWork, seen: Any) -> dict[str, Any]:
+        record = await resolve(uow, ref, seen)
         return {
             "instance": instance_view(record, with_context=True),
             "tasks": [task_view(t, record.protocol) for t in await uow.tasks.of(record.id)],
             "history": [history_entry(h) for h in await uow.history.of(record.id)],
         }
 
-    data = with_reads(_show)
+    data = with_reads_as(user, _show)
 
     def text(d: dict[str, Any]) -> str:
         v = d["instance"]

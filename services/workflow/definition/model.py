@@ -307,6 +307,20 @@ class Retention(_Strict, frozen=True, kw_only=True):
     personal_days: Annotated[int, Meta(ge=0, le=36500)]
 
 
+class Access(_Strict, frozen=True, kw_only=True):
+    """The access level every case of the definition starts with (staff with
+    ``workflow.classify`` may change one case's level later). ``restricted`` and ``secret``
+    need a legal ground (*hipótese legal*), a key of the configured list that publishing
+    checks (``runtime.services.access``)."""
+
+    level: Literal["public", "restricted", "secret"]
+    ground: Annotated[str, Meta(min_length=1, max_length=100)] | None = None
+
+    def __post_init__(self) -> None:
+        if self.level != "public" and self.ground is None:
+            raise ValueError("a restricted or secret level needs a legal ground")
+
+
 class Definition(_Strict, frozen=True, kw_only=True):
     """A whole workflow definition; ``nodes`` order is presentation only."""
 
@@ -323,6 +337,8 @@ class Definition(_Strict, frozen=True, kw_only=True):
     witness, a representative, a named civil servant): a subject export shows them only to
     the person they match."""
     retention: Retention | None = None
+    access: Access | None = None
+    """The cases' default access level; none: public."""
     nodes: Annotated[tuple[Node, ...], Meta(min_length=1)]
 
 
@@ -363,7 +379,16 @@ def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
 
 
 LATE_FIELDS = frozenset(
-    {"third_party", "deadline", "documents", "priority", "outcome_names", "errors", "store"}
+    {
+        "third_party",
+        "deadline",
+        "documents",
+        "priority",
+        "outcome_names",
+        "errors",
+        "store",
+        "access",
+    }
 )
 """Fields added to the format after versions were published: written only when set."""
 
@@ -387,7 +412,8 @@ def canonical_json(defn: Definition) -> bytes:
     default; sorting makes the bytes independent of key order and whitespace in the source.
     Fields added to the format after versions were published (``LATE_FIELDS``: ``third_party``,
     a timer's or task's ``deadline``, a human node's ``documents``, ``priority`` and
-    ``outcome_names``, a service task's ``errors``) are written only when set,
+    ``outcome_names``, a service task's ``errors``, the definition's ``access``) are written
+    only when set,
     so those versions keep their bytes and checksums.
     """
     builtins = msgspec.to_builtins(defn, order="sorted")

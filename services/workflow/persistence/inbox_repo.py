@@ -7,21 +7,29 @@ the dated rows and the undated rows are read as two segments, each a plain index
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from contracts.kernel import Clock
 from contracts.workflow.types import TaskView
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_human as h
+from services.workflow.persistence.access_repo import seen_by
 from services.workflow.runtime.services.inbox import InboxQuery, Keyset, QueueOption
 
 _C = t.tasks.c
 
 
-def _filters(query: InboxQuery) -> list[Any]:
+def _filters(query: InboxQuery, now: datetime | None = None) -> list[Any]:
     where: list[Any] = []
+    if query.seen_by is not None:
+        if now is None:
+            where.append(sa.false())
+        else:
+            where.append(seen_by(query.seen_by, now, instance=_C.instance_id))
     if query.status:
         where.append(_C.status.in_(query.status))
     if query.queue is not None:
@@ -66,13 +74,18 @@ def _after(col: Any, desc: bool, value: Any, last_id: str) -> Any:
 
 
 class SqlInboxQuery:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, clock: Clock | None = None) -> None:
         self._engine = engine
+        self._clock = clock
+        """Judges grants' expiry for ``seen_by`` (without it such a query matches nothing)."""
+
+    def _now(self) -> datetime | None:
+        return None if self._clock is None else self._clock.now()
 
     async def rows(self, query: InboxQuery, after: Keyset | None, limit: int) -> list[TaskView]:
         desc = query.sort.startswith("-")
         col = getattr(_C, query.sort.lstrip("-"))
-        base = _filters(query)
+        base = _filters(query, self._now())
         segments: list[tuple[list[Any], list[Any]]] = []
         dated_order = [col.desc(), _C.id.desc()] if desc else [col.asc(), _C.id.asc()]
         undated_order = [_C.id.desc()] if desc else [_C.id.asc()]
@@ -119,7 +132,7 @@ class SqlInboxQuery:
         matching = (
             sa.select(_C.id)
             .join(t.instances, t.instances.c.id == _C.instance_id)
-            .where(*_filters(query))
+            .where(*_filters(query, self._now()))
             .limit(cap)
             .subquery()
         )

@@ -15,6 +15,8 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.workflow.persistence import tables as t
+from services.workflow.persistence.access_repo import seen_by
+from services.workflow.runtime.ports.access import Viewer
 
 MAX_LIMIT = 1000
 OPEN_TASK = ("ready", "claimed")
@@ -45,6 +47,8 @@ class InstanceFilter(msgspec.Struct, frozen=True, kw_only=True):
     overdue: bool = False
     limit: int = 50
     offset: int = 0
+    viewer: Viewer = Viewer(user_id=None)
+    """Only the cases this person may see (nobody: public cases only)."""
 
 
 def _overdue(now: datetime) -> sa.ColumnElement[bool]:
@@ -67,6 +71,7 @@ async def list_instances(
         where.append(c.status == wanted.status)
     if wanted.overdue:
         where.append(_overdue(now))
+    where.append(seen_by(wanted.viewer, now))
     limit = max(1, min(wanted.limit, MAX_LIMIT))
     offset = max(0, wanted.offset)
     page = (

@@ -14,7 +14,7 @@ import msgspec
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from contracts.kernel import Actor
+from contracts.kernel import Actor, Clock
 from contracts.workflow.types import TERMINAL_STATUSES, SubjectRef
 from core.tables import audit_log
 from services.workflow.calendar.model import DeadlineEvent, Resumption, Suspension
@@ -22,6 +22,7 @@ from services.workflow.persistence import ops_reads
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_deadlines as td
 from services.workflow.persistence import tables_human as h
+from services.workflow.persistence.access_repo import seen_by
 from services.workflow.reads.operations import (
     AuditView,
     DeadLetterView,
@@ -32,6 +33,7 @@ from services.workflow.reads.operations import (
 from services.workflow.reads.public import PublicSource
 from services.workflow.reads.search import MAX_PAGE, InstanceQuery, InstanceSummary
 from services.workflow.reads.versions import VersionDocument, VersionSummary
+from services.workflow.runtime.ports.access import Viewer
 
 _SUMMARY_COLUMNS = (
     t.instances.c.id,
@@ -82,8 +84,10 @@ def _letter(row: Any) -> DeadLetterView:
 
 
 class SqlApiReads:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, clock: Clock | None = None) -> None:
         self._engine = engine
+        self._clock = clock
+        """Judges grants' expiry in a search filtered for a viewer (required for one)."""
 
     async def _all(self, query: sa.Select[Any]) -> list[Any]:
         async with self._engine.connect() as conn:
@@ -124,11 +128,18 @@ class SqlApiReads:
             )
         if query.before is not None:
             where.append(c.id < query.before)
+        if query.viewer is not None:
+            where.append(self._visible(query.viewer))
         limit = max(1, min(query.limit, MAX_PAGE))
         rows = await self._all(
             sa.select(*_SUMMARY_COLUMNS).where(*where).order_by(c.id.desc()).limit(limit)
         )
         return [_summary(r) for r in rows]
+
+    def _visible(self, viewer: Viewer) -> Any:
+        if self._clock is None:
+            raise RuntimeError("a search filtered for a viewer needs the reads' clock")
+        return seen_by(viewer, self._clock.now())
 
     async def open_instances_for(
         self, *, business_key: str | None, protocol: str | None

@@ -18,6 +18,7 @@ from contracts.kernel import AuditWriter, Clock, IdGen
 from core.db import end_uncommitted
 from core.idempotency_store import RELEASE, STORE_ANSWER, answer_parameters
 from services.workflow.persistence import statements as q
+from services.workflow.persistence.access_repo import SqlAccessRepo
 from services.workflow.persistence.deadlines_repo import SqlDeadlineRepo
 from services.workflow.persistence.documents_repo import SqlDocuments
 from services.workflow.persistence.drafts_repo import SqlDrafts
@@ -118,6 +119,10 @@ class SqlUnitOfWork:
     @cached_property
     def units(self) -> SqlUnitRepo:
         return SqlUnitRepo(self._db)
+
+    @cached_property
+    def access(self) -> SqlAccessRepo:
+        return SqlAccessRepo(self._db)
 
     @cached_property
     def privacy(self) -> SqlPrivacyRows:

@@ -18,6 +18,7 @@ from litestar.params import FromPath
 from contracts.errors import NotFound
 from services.workflow.api.deps import platform_of, reads_of
 from services.workflow.api.documents import documents_of, serve
+from services.workflow.handles import handles_of
 from services.workflow.page_headers import SECURITY_HEADERS
 from services.workflow.public.documents import citizen_document, citizen_documents
 from services.workflow.public.explain import render_deadlines
@@ -27,6 +28,7 @@ from services.workflow.public.timeline import (
     PublicTimeline,
     build_timeline,
     render_html,
+    status_only,
 )
 from services.workflow.reads.search import InstanceQuery
 
@@ -53,6 +55,13 @@ async def _instance_id(request: Request[Any, Any, Any], protocol: str) -> str | 
     return found[0].id if found else None
 
 
+async def protected(request: Request[Any, Any, Any], instance_id: str | None) -> bool:
+    """Whether the case is restricted or secret: its public timeline shows the status only."""
+    if instance_id is None:
+        return False
+    return await handles_of(platform_of(request)).access.level_of(instance_id) != "public"
+
+
 async def with_documents(
     request: Request[Any, Any, Any], timeline: PublicTimeline, instance_id: str | None, token: str
 ) -> PublicTimeline:
@@ -71,6 +80,8 @@ async def timeline_json(request: Request[Any, Any, Any], token: FromPath[str]) -
 
     timeline = await _timeline(request, token)
     instance_id = await _instance_id(request, timeline.protocol)
+    if await protected(request, instance_id):
+        return status_only(timeline)
     told = await deadline_stories(request, instance_id, public=True) if instance_id else []
     deadlines = msgspec.convert(msgspec.to_builtins(told), list[PublicDeadline])
     timeline = await with_documents(request, timeline, instance_id, token)
@@ -85,8 +96,11 @@ async def timeline_page(request: Request[Any, Any, Any], token: FromPath[str]) -
     timeline = await _timeline(request, token)
     zone_name = platform_of(request).settings.timezone
     instance_id = await _instance_id(request, timeline.protocol)
-    told = await deadline_stories(request, instance_id, public=True) if instance_id else []
-    timeline = await with_documents(request, timeline, instance_id, token)
+    if await protected(request, instance_id):
+        timeline, told = status_only(timeline), []
+    else:
+        told = await deadline_stories(request, instance_id, public=True) if instance_id else []
+        timeline = await with_documents(request, timeline, instance_id, token)
     return Response(
         render_html(timeline, zone_name, render_deadlines(told, timeline, zone_name)),
         media_type="text/html",
@@ -101,7 +115,7 @@ async def timeline_document(
     """A document the requester may download (the e-SIC answer, an appeal decision), as an
     attachment; a document that is not theirs or not a citizen one is a plain 404."""
     instance_id = await _instance_id(request, _protocol(request, token))
-    if instance_id is None:
+    if instance_id is None or await protected(request, instance_id):
         raise NotFound("unknown or expired link")
     service = documents_of(request)
     return await serve(service, await citizen_document(service, instance_id, str(document_id)))

@@ -155,6 +155,12 @@ def build_timeline(source: PublicSource) -> PublicTimeline:
     )
 
 
+def status_only(timeline: PublicTimeline) -> PublicTimeline:
+    """What the citizen sees of a restricted or secret case: the protocol, the current status
+    and the dates it started and ended; no steps, deadlines or documents."""
+    return msgspec.structs.replace(timeline, steps=[], suspended=None, deadlines=[], documents=[])
+
+
 def _step_text(step: PublicStep) -> str:
     if step.kind == "suspended":
         return "Prazo suspenso" + (f" ({step.label})" if step.label else "")

@@ -8,6 +8,7 @@ from typing import Protocol
 import msgspec
 
 from contracts.workflow.types import SubjectRef
+from services.workflow.runtime.ports.access import Viewer
 
 MAX_PAGE = 100
 
@@ -36,6 +37,9 @@ class InstanceQuery(msgspec.Struct, frozen=True, kw_only=True):
     """Instances with an open task due before this moment (overdue now)."""
     before: str | None = None
     limit: int = 50
+    viewer: Viewer | None = None
+    """Only cases this person may see (``runtime.services.access``); ``None`` is the
+    unfiltered search of internal callers (the citizen portal's own protocol lookup)."""
 
 
 class InstanceSummary(msgspec.Struct, frozen=True, kw_only=True):

@@ -26,6 +26,8 @@ from litestar.params import FromPath
 from contracts.errors import BadRequest, ValidationFailed
 from core.i18n import N_, current_locale, gettext, localized
 from core.numbers import whole_number
+from services.workflow.api.access import viewer_for
+from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.services.inbox import MAX_PAGE, Count, InboxQuery, SortKey
 from services.workflow.runtime.services.units import Scope
 from services.workflow.ui.deadline_view import badges_of
@@ -73,7 +75,7 @@ def page_size(params: dict[str, str]) -> int:
     return 25 if asked is None else min(max(asked, 1), MAX_PAGE)
 
 
-def _query(params: dict[str, str], user_id: str, *, oversees: Scope) -> InboxQuery:
+def _query(params: dict[str, str], user_id: str, *, oversees: Scope, viewer: Viewer) -> InboxQuery:
     """The query a page asks: the person's own inbox, or — ``scope=team`` or a unit picked, for
     a supervisor — every task of the queues in their view (all of them for an administrator
     without a unit picked; a unit outside their view is ``NotFound``)."""
@@ -99,6 +101,7 @@ def _query(params: dict[str, str], user_id: str, *, oversees: Scope) -> InboxQue
         sort=sort,
         limit=limit,
         cursor=params.get("cursor") or None,
+        seen_by=viewer,
     )
 
 
@@ -163,7 +166,8 @@ class InboxController(Controller):
         oversees = await scope_of(request, user.id)
         supervisor = oversees.supervisor
         typed, protocol_error = _protocol(request, params)
-        query = _query({**params, "protocol": typed}, user.id, oversees=oversees)
+        viewer = await viewer_for(request, user.id)
+        query = _query({**params, "protocol": typed}, user.id, oversees=oversees, viewer=viewer)
         inbox = inbox_of(request)
         result = await inbox.page(query)
         total = await inbox.count(query)

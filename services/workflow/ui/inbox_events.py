@@ -19,6 +19,7 @@ from typing import Any
 from litestar import Controller, Request, get
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
+from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.services.inbox import Inbox, InboxQuery
 from services.workflow.ui.deps import inbox_of
 from services.workflow.ui.web import SECURITY_HEADERS, page_requires, ui_actor
@@ -29,7 +30,9 @@ RETRY_MS = 5000
 
 
 async def _newest(inbox: Inbox, user_id: str) -> tuple[str | None, int]:
-    query = InboxQuery(visible_to=user_id, sort="-created_at", limit=1)
+    query = InboxQuery(
+        visible_to=user_id, sort="-created_at", limit=1, seen_by=Viewer(user_id=user_id)
+    )
     page = await inbox.page(query)
     count = await inbox.count(query)
     return (page.items[0].id if page.items else None), count.value

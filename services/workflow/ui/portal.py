@@ -18,8 +18,8 @@ from contracts.errors import NotFound, TramitaError
 from core.i18n import N_, gettext
 from core.problem_headers import limit_headers
 from services.workflow.public.links import DEFAULT_LINK_TTL_S, read_link
-from services.workflow.public.routes import DEFAULT_RATE, with_documents
-from services.workflow.public.timeline import build_timeline
+from services.workflow.public.routes import DEFAULT_RATE, protected, with_documents
+from services.workflow.public.timeline import build_timeline, status_only
 from services.workflow.reads.search import InstanceQuery
 from services.workflow.ui.deadline_view import deadline_stories
 from services.workflow.ui.deps import reads_of
@@ -38,8 +38,11 @@ async def portal_timeline(request: Request[Any, Any, Any], token: FromPath[str])
         raise NotFound("unknown or expired link")
     found = await reads_of(request).search(InstanceQuery(protocol=protocol, limit=1))
     instance_id = found[0].id if found else None
-    told = await deadline_stories(request, instance_id, public=True) if instance_id else []
-    timeline = await with_documents(request, build_timeline(source), instance_id, token)
+    if await protected(request, instance_id):
+        timeline, told = status_only(build_timeline(source)), []
+    else:
+        told = await deadline_stories(request, instance_id, public=True) if instance_id else []
+        timeline = await with_documents(request, build_timeline(source), instance_id, token)
     return page(
         request,
         "portal_timeline.html",

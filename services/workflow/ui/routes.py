@@ -8,6 +8,7 @@ from typing import Any
 from litestar import Router
 from litestar.static_files import create_static_files_router
 
+from services.workflow.api.access import page_sees_instance
 from services.workflow.ui import LOCALES, STATIC, TEMPLATES, UI_MAX_BODY
 from services.workflow.ui.bulk import BulkController
 from services.workflow.ui.calendar_pages import CalendarPagesController
@@ -69,6 +70,7 @@ def ui_router() -> Router:
             DraftEditorController,
         ],
         middleware=[LazyCsrfMiddleware],
+        guards=[page_sees_instance],
         exception_handlers=PAGE_ERRORS,
         request_max_body_size=UI_MAX_BODY,
         include_in_schema=False,

@@ -22,10 +22,11 @@ from contracts.errors import ValidationFailed
 from contracts.workflow.types import TERMINAL_STATUSES
 from core.i18n import gettext, localized
 from core.localtime import DEFAULT_ZONE, zone
+from services.workflow.api.access import viewer_for
 from services.workflow.labels import STATUSES as INSTANCE_STATUSES
 from services.workflow.reads.search import InstanceQuery
 from services.workflow.ui.deps import engine_of, inbox_of, reads_of
-from services.workflow.ui.web import page, page_requires, platform_of
+from services.workflow.ui.web import page, page_requires, platform_of, ui_actor
 
 SEARCH = "/cms/workflow/search"
 PAGE = 25
@@ -121,6 +122,7 @@ class SearchPageController(Controller):
                     overdue_at=now if params.get("overdue") else None,
                     before=_text(params, "before"),
                     limit=PAGE + 1,
+                    viewer=await viewer_for(request, ui_actor(request).id),
                 )
             )
         keep = {k: params[k] for k in _KEEP if params.get(k)}

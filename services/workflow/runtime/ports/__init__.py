@@ -33,6 +33,7 @@ from services.workflow.runtime.ports.repositories import (
 )
 
 if TYPE_CHECKING:
+    from services.workflow.runtime.ports.access import AccessStore
     from services.workflow.runtime.ports.deadlines import DeadlineStore
     from services.workflow.runtime.ports.human import HumanStore
     from services.workflow.runtime.ports.operations import OperationStore
@@ -114,6 +115,11 @@ class UnitOfWork(Protocol):
     @property
     def units(self) -> UnitStore:
         """Organisational units, their queues and supervisors."""
+        ...
+
+    @property
+    def access(self) -> AccessStore:
+        """Cases' access levels and the grants of secret ones."""
         ...
 
     async def __aenter__(self) -> UnitOfWork: ...

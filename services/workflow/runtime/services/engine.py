@@ -22,6 +22,7 @@ from services.workflow.runtime.kernel.naming import protocol_year
 from services.workflow.runtime.kernel.state import InstanceState, initial_state
 from services.workflow.runtime.kernel.transitions import decide
 from services.workflow.runtime.ports import InstanceRecord, UnitOfWork
+from services.workflow.runtime.services.access import store_default_level
 from services.workflow.runtime.services.applier import Applier, state_from_json
 from services.workflow.runtime.services.applying import Applied, EagerClaim
 from services.workflow.runtime.services.dead_letter_actions import DeadLetterActions
@@ -133,6 +134,7 @@ class Engine(EngineReads):
                 uow, record, model, initial_state(), event, actor=request.actor, now=now, new=True
             )
             record = applied.record
+            await store_default_level(uow, record.id, defn.access, now)
             await uow.audit.append(
                 AuditEntry(
                     action="workflow.instance.started",

@@ -18,6 +18,7 @@ import msgspec
 from contracts.errors import FieldError, ValidationFailed
 from contracts.kernel import Clock
 from contracts.workflow.types import TaskStatus, TaskView
+from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.ports.human import is_uuid
 
 SortKey = Literal["due_at", "-due_at", "created_at", "-created_at", "priority", "-priority"]
@@ -50,6 +51,9 @@ class InboxQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     sort: SortKey = "due_at"
     limit: Annotated[int, msgspec.Meta(ge=1, le=MAX_PAGE)] = 50
     cursor: str | None = None
+    seen_by: Viewer | None = None
+    """Only tasks of cases this person may see (``runtime.services.access``): a secret case's
+    task stays out of a queue member's inbox unless they were granted the case."""
 
 
 class InboxPage(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,0 +1,83 @@
+"""Access levels as storage keeps them: a case's level and legal ground, and the people granted
+a secret case (``uow.access``).
+
+``persistence.access_repo.SqlAccessRepo`` implements :class:`AccessStore` on the unit of work's
+transaction; ``runtime.services.access`` is the one authorisation point that reads it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Final, Literal, Protocol
+
+import msgspec
+
+Level = Literal["public", "restricted", "secret"]
+LEVELS: Final = ("public", "restricted", "secret")
+"""*Público*, *restrito* (the queues and people involved) and *sigiloso* (only those granted)."""
+
+
+class Viewer(msgspec.Struct, frozen=True, kw_only=True):
+    """Who asks to see a case: a user (``None``: nobody signed in, sees public cases only) and
+    whether they hold ``workflow.classify``."""
+
+    user_id: str | None
+    classifier: bool = False
+
+
+class AccessRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """A case's level; a case without a stored record is public."""
+
+    instance_id: str
+    level: Level
+    ground: str | None
+    changed_at: datetime
+    changed_by: str | None
+
+
+class GrantRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """One person allowed to see a case, until ``expires_at`` (open-ended when ``None``) or
+    until revoked."""
+
+    id: str
+    instance_id: str
+    user_id: str
+    granted_by: str | None
+    granted_at: datetime
+    expires_at: datetime | None
+    revoked_at: datetime | None = None
+    revoked_by: str | None = None
+
+    def active(self, now: datetime) -> bool:
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)
+
+
+class AccessStore(Protocol):
+    """What the authorisation point needs from persistence."""
+
+    async def level_of(self, instance_id: str) -> AccessRecord | None: ...
+
+    async def set_level(self, record: AccessRecord) -> None:
+        """Store the case's level (insert or replace)."""
+        ...
+
+    async def visible(
+        self, instance_id: str, user_id: str, *, classifier: bool, now: datetime
+    ) -> bool:
+        """Whether the instance exists and ``user_id`` may see it (the same rule the search
+        and the inbox filter with)."""
+        ...
+
+    async def owner(self, kind: Literal["task", "document"], object_id: str) -> str | None:
+        """The instance a task or a document belongs to (``None``: no such object)."""
+        ...
+
+    async def grants(self, instance_id: str) -> list[GrantRecord]:
+        """Every grant of the case, oldest first (revoked and expired ones too)."""
+        ...
+
+    async def add_grant(self, grant: GrantRecord) -> None: ...
+
+    async def revoke(self, grant_id: str, by: str | None, now: datetime) -> bool:
+        """Revoke an active grant; ``False`` when there is none with this id."""
+        ...
