@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from contracts.errors import BadRequest
 from core.charts import bar_chart
-from core.i18n import gettext
+from core.i18n import N_, gettext
 from modules.esic.forms import APPEAL_DECISIONS, DECISIONS, DENIAL_REASONS
 from modules.esic.opendata import INSTANCE_TEXT
 from modules.esic.statistics import PENDING, SMALL, UNSET, StatsRow, shown
@@ -39,9 +39,9 @@ class Window(msgspec.Struct, frozen=True, kw_only=True):
 def _month(text: str) -> tuple[int, int]:
     year, _, month = text.partition("-")
     if not (len(year) == 4 and year.isdigit() and len(month) == 2 and month.isdigit()):
-        raise BadRequest("a month is written YYYY-MM", code="invalid_month")
+        raise BadRequest(N_("a month is written YYYY-MM"), code="invalid_month")
     if not 1 <= int(month) <= 12:
-        raise BadRequest("a month is written YYYY-MM", code="invalid_month")
+        raise BadRequest(N_("a month is written YYYY-MM"), code="invalid_month")
     return int(year), int(month)
 
 
@@ -56,9 +56,9 @@ def window_of(params: Mapping[str, str], today: date) -> Window:
     start = _month(params["de"]) if params.get("de") else _shift(*end, -(DEFAULT_MONTHS - 1))
     span = (end[0] * 12 + end[1]) - (start[0] * 12 + start[1]) + 1
     if span < 1:
-        raise BadRequest("the period ends before it starts", code="invalid_period")
+        raise BadRequest(N_("the period ends before it starts"), code="invalid_period")
     if span > MAX_MONTHS:
-        raise BadRequest("the period spans more than 36 months", code="period_too_long")
+        raise BadRequest(N_("the period spans more than 36 months"), code="period_too_long")
     after = _shift(*end, 1)
     last = date.fromordinal(date(after[0], after[1], 1).toordinal() - 1)
     return Window(first=date(start[0], start[1], 1), last=last)

@@ -301,3 +301,12 @@ def test_median_and_nearest_rank_p90(
 
 def test_small_public_counts_are_suppressed() -> None:
     assert [shown(n) for n in (0, 1, 4, 5, 12)] == ["0", "<5", "<5", "5", "12"]
+
+
+def test_the_cli_refuses_a_wrong_period_in_one_portuguese_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'x.db'}")
+    monkeypatch.setenv("TRAMITA_LANG", "pt_BR")
+    result = CliRunner().invoke(esic_group, ["stats", "--from", "2026-05", "--to", "2026-03"])
+    assert (result.exit_code, result.output) == (1, "erro: o período termina antes de começar\n")
