@@ -20,8 +20,9 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 from litestar.params import FromPath, JSONBody
 
+from contracts.errors import NotFound
 from core.auth import actor_of, authenticate, requires
-from core.page_session import session_user
+from core.page_session import PERMISSIONS_KEY, session_user
 from services.workflow.api.deps import platform_of
 from services.workflow.api.schemas import Reason
 from services.workflow.handles import handles_of
@@ -39,9 +40,21 @@ def access_of(connection: ASGIConnection[Any, Any, Any, Any]) -> AccessPolicy:
 
 
 async def viewer_for(connection: ASGIConnection[Any, Any, Any, Any], user_id: str) -> Viewer:
-    """The person as the authorisation point sees them (``workflow.classify`` or not)."""
+    """The person as the authorisation point sees them (``workflow.classify`` or not); the
+    pages' session already holds the person's permissions."""
+    cached = connection.scope.get("state", {}).get(PERMISSIONS_KEY)
+    if cached is not None:
+        return Viewer(user_id=user_id, classifier=CLASSIFY_PERMISSION in cached)
     directory = platform_of(connection).directory
     return Viewer(user_id=user_id, classifier=await directory.has(user_id, CLASSIFY_PERMISSION))
+
+
+async def _check(access: AccessPolicy, key: str, value: str, viewer: Viewer) -> None:
+    if key == "instance_id":
+        await access.ensure_visible(value, viewer)
+    else:
+        kind: Literal["task", "document"] = "task" if key == "task_id" else "document"
+        await access.ensure_owner_visible(kind, value, viewer)
 
 
 def _guard(
@@ -55,14 +68,18 @@ def _guard(
         if not found:
             return
         user = await who(connection)
-        viewer = await viewer_for(connection, user.id)
         access = access_of(connection)
+        # Most cases are public: first ask without looking the person's permissions up, and
+        # only on a refusal ask again as a classifier if they are one.
+        plain = Viewer(user_id=user.id)
         for key in found:
-            if key == "instance_id":
-                await access.ensure_visible(str(params[key]), viewer)
-            else:
-                kind: Literal["task", "document"] = "task" if key == "task_id" else "document"
-                await access.ensure_owner_visible(kind, str(params[key]), viewer)
+            try:
+                await _check(access, key, str(params[key]), plain)
+            except NotFound:
+                viewer = await viewer_for(connection, user.id)
+                if not viewer.classifier:
+                    raise
+                await _check(access, key, str(params[key]), viewer)
 
     return guard
 

@@ -380,3 +380,35 @@ async def test_the_commands_set_grant_with_expiry_and_revoke(
     assert revoked.exit_code == 0, (revoked.output, revoked.exception)
     gone = await api.client.get(f"/api/v1/instances/{iid}", headers=api.auth("reader"))
     assert gone.status_code == 404
+
+
+async def test_a_grant_stops_counting_at_its_expiry(api: Api, clock: Any) -> None:
+    from datetime import timedelta
+
+    await _person(api, "classifier", "workflow.read", "workflow.classify")
+    started = await api.client.post(
+        "/api/v1/instances",
+        json={"definition_key": "esic_like.request", "context": PERSONAL},
+        headers=api.auth("requester"),
+    )
+    iid = started.json()["id"]
+    path = f"/api/v1/instances/{iid}/access"
+    body = {"level": "secret", "ground": "lai.art23", "reason": "LAI"}
+    assert (await api.client.post(path, json=body, headers=api.auth("classifier"))).is_success
+    until = (clock.now() + timedelta(hours=1)).isoformat()
+    past = (clock.now() - timedelta(hours=1)).isoformat()
+    grant = {"user_id": user_id(api, "reader"), "reason": "Consulta"}
+    refused = await api.client.post(
+        f"{path}/grants", json={**grant, "expires_at": past}, headers=api.auth("classifier")
+    )
+    assert refused.status_code == 422, refused.text
+    made = await api.client.post(
+        f"{path}/grants", json={**grant, "expires_at": until}, headers=api.auth("classifier")
+    )
+    assert made.status_code == 201, made.text
+    reader = api.auth("reader")
+    assert (await api.client.get(f"/api/v1/instances/{iid}", headers=reader)).status_code == 200
+    clock.advance(timedelta(hours=2))
+    assert (await api.client.get(f"/api/v1/instances/{iid}", headers=reader)).status_code == 404
+    found = await api.client.get("/api/v1/instances", params={"limit": 100}, headers=reader)
+    assert iid not in [i["id"] for i in found.json()["items"]]
