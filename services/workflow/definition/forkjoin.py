@@ -8,8 +8,9 @@ inclusive join, which waits only for the branches whose condition held.
 
 1. every branch reaches the *same* join ``J`` (possibly through several flows, e.g. after an
    exclusive gateway inside the branch), and every flow into ``J`` comes from one of ``F``'s
-   branches. At run time ``J`` fires once per fork, when the token of every branch has arrived
-   (tokens are named after their branch, so the count is per branch, not per flow);
+   branches (or straight from ``F``). At run time ``J`` fires once per fork, when the token of
+   every branch has arrived (tokens are named after their branch, so the count is per branch,
+   not per flow);
 2. branches are disjoint: no node is shared by two branches, and no node inside a branch is
    entered from outside it (no jumping into or across fork scopes);
 3. a branch never loops back to ``F`` (loops stay inside a branch or go around the whole block);
@@ -290,7 +291,7 @@ class _Analysis:
                     join=join,
                 )
         for edge in self.g.inc[join]:
-            if edge.source not in everything:
+            if edge.source not in everything and edge.source != fork:
                 ok = False
                 self.error(
                     join,

@@ -130,3 +130,14 @@ def test_a_gateway_that_both_forks_and_joins_is_refused() -> None:
     doc = _doc()
     doc["nodes"][1]["next"] = "after"
     assert ("nodes[1] (split)", "inclusive_shape") in _errors(doc)
+
+
+def test_a_branch_may_go_straight_to_the_join_and_waits_there_for_the_others() -> None:
+    doc = _doc()
+    doc["nodes"][1]["branches"][1]["next"] = "join"  # x > 2: no step on that branch
+    doc["nodes"] = [n for n in doc["nodes"] if n["id"] != "b"]
+    d = Driver(compile_doc(doc))
+    d.start(x=3)
+    assert _at(d) == {"t.0": "a", "t.1": "join"}
+    d.succeed("a")
+    assert _at(d) == {"t": "after"}
