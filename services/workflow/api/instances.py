@@ -172,14 +172,17 @@ class MessageController(Controller):
     async def correlate(
         self, request: Request[Any, Any, Any], data: JSONBody[MessageBody]
     ) -> InstanceView:
-        """Deliver a message to the one open instance with this business key or protocol."""
+        """Deliver a message to the one open instance with this business key or protocol that
+        the caller may see (a hidden case answers as no instance at all)."""
         if (data.business_key is None) == (data.protocol is None):
             raise BadRequest("give exactly one of business_key and protocol")
         protocol = data.protocol
         if protocol is not None:
             protocol = engine_of(request).numbering.lookup(protocol)
         found = await reads_of(request).open_instances_for(
-            business_key=data.business_key, protocol=protocol
+            business_key=data.business_key,
+            protocol=protocol,
+            viewer=await viewer_for(request, actor_of(request).id),
         )
         if not found:
             raise NotFound("no open instance for this message", message=data.name)

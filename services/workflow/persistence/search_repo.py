@@ -142,10 +142,12 @@ class SqlApiReads:
         return seen_by(viewer, self._clock.now())
 
     async def open_instances_for(
-        self, *, business_key: str | None, protocol: str | None
+        self, *, business_key: str | None, protocol: str | None, viewer: Viewer | None = None
     ) -> list[InstanceSummary]:
         c = t.instances.c
         where: list[Any] = [c.status.not_in(sorted(TERMINAL_STATUSES))]
+        if viewer is not None:
+            where.append(self._visible(viewer))
         if business_key is not None:
             where.append(c.business_key == business_key)
         if protocol is not None:

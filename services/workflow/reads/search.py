@@ -59,7 +59,8 @@ class SearchReads(Protocol):
     async def search(self, query: InstanceQuery) -> list[InstanceSummary]: ...
 
     async def open_instances_for(
-        self, *, business_key: str | None, protocol: str | None
+        self, *, business_key: str | None, protocol: str | None, viewer: Viewer | None = None
     ) -> list[InstanceSummary]:
-        """Instances not yet finished, by business key or protocol (message correlation)."""
+        """Instances not yet finished, by business key or protocol (message correlation);
+        with ``viewer``, only those the person may see."""
         ...

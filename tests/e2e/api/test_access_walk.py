@@ -412,3 +412,15 @@ async def test_a_grant_stops_counting_at_its_expiry(api: Api, clock: Any) -> Non
     assert (await api.client.get(f"/api/v1/instances/{iid}", headers=reader)).status_code == 404
     found = await api.client.get("/api/v1/instances", params={"limit": 100}, headers=reader)
     assert iid not in [i["id"] for i in found.json()["items"]]
+    # the starter may not see the secret case: a message to it is a message to nobody
+    protocol, other = started.json()["protocol"], "SIC-2026-999999"
+    answers = [
+        await api.client.post(
+            "/api/v1/messages",
+            json={"name": "resposta", "protocol": p},
+            headers=api.auth("requester"),
+        )
+        for p in (protocol, other)
+    ]
+    assert answers[0].status_code == answers[1].status_code == 404
+    assert answers[0].text.replace(protocol, "P") == answers[1].text.replace(other, "P")
