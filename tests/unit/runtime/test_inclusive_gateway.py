@@ -141,3 +141,11 @@ def test_a_branch_may_go_straight_to_the_join_and_waits_there_for_the_others() -
     assert _at(d) == {"t.0": "a", "t.1": "join"}
     d.succeed("a")
     assert _at(d) == {"t": "after"}
+
+
+def test_an_unknown_node_type_lists_inclusive_among_the_allowed_ones() -> None:
+    doc = _doc()
+    doc["nodes"][1]["type"] = "or"
+    with pytest.raises(DefinitionInvalid) as caught:
+        compile_doc(doc)
+    assert "inclusive" in caught.value.errors[0].message
