@@ -13,6 +13,7 @@ from litestar.params import FromPath
 from contracts.workflow.types import TERMINAL_STATUSES
 from core.i18n import N_, gettext
 from core.localtime import DEFAULT_ZONE, datetime_text
+from services.workflow.api.access import access_of, viewer_for
 from services.workflow.api.deadlines import deadlines_of
 from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deadline_view import deadline_stories
@@ -50,6 +51,19 @@ def error_parts(error: dict[str, Any] | None) -> tuple[str, str]:
 def fmt_dt_seconds(value: datetime | None, zone_name: str = DEFAULT_ZONE) -> str:
     """Step runs are seconds apart (retries, leases): their times show the seconds."""
     return datetime_text(value, zone_name, seconds=True)
+
+
+ACCESS_LEVELS = {"public": N_("Public"), "restricted": N_("Restricted"), "secret": N_("Secret")}
+
+
+async def access_text(request: Request[Any, Any, Any], instance_id: str) -> str:
+    """The case's access level and legal ground, in the reader's language."""
+    policy = access_of(request)
+    view = await policy.view(instance_id, await viewer_for(request, ui_actor(request).id))
+    text = gettext(ACCESS_LEVELS[view.level])
+    if view.ground:
+        text += " — " + gettext(policy.grounds.get(view.ground, view.ground))
+    return text
 
 
 class InstancePageController(Controller):
@@ -92,6 +106,7 @@ class InstancePageController(Controller):
             letters=await reads.dead_letters("open", None, 100, instance_id=view.id),
             deadlines=await deadlines_of(request).show(view.id),
             msg=request.query_params.get("msg"),
+            access=await access_text(request, view.id),
             status_label=status_labels(),
             is_open=view.status not in TERMINAL_STATUSES,
             task_label={key: gettext(label) for key, label in TASK_STATUSES.items()},

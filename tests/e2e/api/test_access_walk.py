@@ -320,6 +320,11 @@ async def test_levels_need_a_ground_from_the_list_and_changes_are_audited(api: A
     assert entry["after"] == {"level": "restricted", "ground": "lai.art31"}
     assert entry["reason"] == "LAI"
     assert entry["actor"]["id"] == user_id(api, "classifier")
+    session = await open_session(api.platform, user_id(api, "classifier"))
+    api.client.cookies.set(SESSION_COOKIE, str(session.value))
+    page = await api.client.get(f"/cms/workflow/instances/{iid}")
+    assert page.status_code == 200, page.text
+    assert "Restrito — Informação pessoal (LAI, art. 31)" in page.text
 
 
 async def test_the_commands_set_grant_with_expiry_and_revoke(
