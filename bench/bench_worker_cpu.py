@@ -45,7 +45,8 @@ from tests.integration.durable.harness import install_plugin  # noqa: E402
 
 ADMIN = os.environ.get("TRAMITA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
 BENCH_PLUGIN = ROOT / "bench" / "plugin"
-DATABASE = "tramita_bench_worker_cpu"
+DATABASE = f"tramita_bench_worker_cpu_{os.getpid()}"
+"""Its own database per run, dropped at the end (runs side by side never share one)."""
 QUEUES = frozenset({"validation", "integration", "notification", "events"})
 """The queues ``bench_durable.py``'s workers consume."""
 EAGER_CHAIN = 32
@@ -150,6 +151,8 @@ async def run(
             ).fetchone()
     finally:
         await platform.close()
+        with psycopg.connect(ADMIN, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
     if profiler and profile:
         profiler.dump_stats(str(profile))
     return {
