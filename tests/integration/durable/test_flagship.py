@@ -1,6 +1,8 @@
-"""The flagship: 200 instances of a six-node flow survive killed workers, 5xx, timeouts, 4xx,
+"""The flagship: 200 instances of a durable flow survive killed workers, 5xx, timeouts, 4xx,
 a relay killed between publish and mark, and a Redis restart — with exactly one order and one
-message per instance at the partners, and every history replaying to its state.
+message per instance at the partners, and every history replaying to its state. The ERP and
+gateway calls run on one branch of an inclusive (OR) fork, so the workers are killed in the
+middle of an inclusive join; it fires exactly once per instance.
 
 On PostgreSQL it runs with real processes (``tramita relay`` and three ``tramita worker``
 processes over a private Redis); on SQLite the same scenario runs on the embedded defaults with
@@ -142,6 +144,17 @@ async def settle(service: WorkflowService, step: Any) -> dict[str, int]:
 
 
 async def check_outcome(service: WorkflowService, ids: list[str], erp: Erp, gw: Gateway) -> None:
+    async with service.engine._uow() as uow:
+        joins = dict(
+            (
+                await uow.conn.execute(
+                    sa.select(t.history.c.instance_id, sa.func.count())
+                    .where(t.history.c.from_node == "join")
+                    .group_by(t.history.c.instance_id)
+                )
+            ).all()
+        )
+    assert sorted(joins) == sorted(ids) and set(joins.values()) == {1}, joins
     for instance_id in ids:
         view = await service.engine.status(instance_id)
         assert view.status == "completed", (view.protocol, view.status)

@@ -1,6 +1,8 @@
-"""A six-node flow (input, validation, approval, integration, notification, end) whose steps
-call two real HTTP partners: an ERP that honours ``Idempotency-Key`` and a messaging gateway
-that does not but can be queried by the process reference. Installed as a real distribution
+"""A flow (input, validation, approval, an inclusive fork whose true branches are an integration
+followed by a notification and a direct flow to the join, whose third branch is never taken, the
+inclusive join, end) whose steps call two real HTTP partners: an ERP that honours
+``Idempotency-Key`` and a messaging gateway that does not but can be queried by the process
+reference. Installed as a real distribution
 with an entry point, so worker processes discover it like any plugin.
 
 Partner addresses come from ``DURABLE_ERP_URL`` and ``DURABLE_GATEWAY_URL``.
@@ -49,7 +51,16 @@ DEFINITION: dict[str, Any] = {
             "name": "Approve",
             "type": "approval",
             "queue": "durable.approvers",
-            "outcomes": {"approve": "order", "reject": "rejected"},
+            "outcomes": {"approve": "split", "reject": "rejected"},
+        },
+        {
+            "id": "split",
+            "type": "inclusive",
+            "branches": [
+                {"when": "amount > 0", "next": "order"},
+                {"when": "amount > 0", "next": "join"},
+                {"when": "amount > 1000000", "next": "large"},
+            ],
         },
         {
             "id": "order",
@@ -67,8 +78,17 @@ DEFINITION: dict[str, Any] = {
             "consumes": ["order_id"],
             "produces": ["message_id"],
             "failure": FAST_FAILURE,
-            "next": "done",
+            "next": "join",
         },
+        {
+            "id": "large",
+            "type": "validation",
+            "consumes": ["amount"],
+            "rules": [{"id": "capped", "expr": "amount < 10000000", "message": "Too large."}],
+            "failure": FAST_FAILURE,
+            "next": "join",
+        },
+        {"id": "join", "type": "inclusive", "next": "done"},
         {"id": "done", "type": "end"},
         {"id": "rejected", "type": "end", "result": "rejected"},
     ],
