@@ -8,7 +8,6 @@ published version can be shared between threads and cached without defensive cop
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Annotated, Any, Final, Literal, TypeAlias
 
@@ -378,48 +377,7 @@ def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
         ) from None
 
 
-LATE_FIELDS = frozenset(
-    {
-        "third_party",
-        "deadline",
-        "documents",
-        "priority",
-        "outcome_names",
-        "errors",
-        "store",
-        "access",
-    }
-)
-"""Fields added to the format after versions were published: written only when set."""
-
-
-def _without_unset_late_fields(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {
-            key: _without_unset_late_fields(item)
-            for key, item in value.items()
-            if not (key in LATE_FIELDS and item in (None, [], {}, ()))
-        }
-    if isinstance(value, list | tuple):
-        return [_without_unset_late_fields(item) for item in value]
-    return value
-
-
-def canonical_json(defn: Definition) -> bytes:
-    """The stored form: sorted keys and every default written out.
-
-    Writing defaults explicitly pins what a version means even if a later release changes a
-    default; sorting makes the bytes independent of key order and whitespace in the source.
-    Fields added to the format after versions were published (``LATE_FIELDS``: ``third_party``,
-    a timer's or task's ``deadline``, a human node's ``documents``, ``priority`` and
-    ``outcome_names``, a service task's ``errors``, the definition's ``access``) are written
-    only when set,
-    so those versions keep their bytes and checksums.
-    """
-    builtins = msgspec.to_builtins(defn, order="sorted")
-    return msgspec.json.encode(_without_unset_late_fields(builtins))
-
-
-def checksum(defn: Definition) -> str:
-    """SHA-256 (hex) of :func:`canonical_json`: equal content publishes as an equal checksum."""
-    return hashlib.sha256(canonical_json(defn)).hexdigest()
+# Re-exported: the canonical form lives in canonical.py (it needs Definition, defined above).
+from .canonical import LATE_FIELDS as LATE_FIELDS  # noqa: E402
+from .canonical import canonical_json as canonical_json  # noqa: E402
+from .canonical import checksum as checksum  # noqa: E402
