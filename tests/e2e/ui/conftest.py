@@ -50,6 +50,16 @@ STAFF = (
     (APPROVER_ID, "aprovadora", "Aprovadora", "diario.revisao"),
 )
 UI_GRANTS = ("workflow.tasks", "workflow.read", "workflow.cancel", "workflow.operate")
+SCREENS = [(1280, True), (390, False)]
+SCREEN_IDS = ["1280-js", "390-nojs"]
+"""The screens a page journey runs on: a desk with JavaScript and a phone without it. Each width
+and each mode is covered once, paired; the layout follows the width and the behaviour the
+JavaScript, and the phone-with-JavaScript pages have tests of their own (test_flow_pages_on_a_phone,
+test_definition_diagram, test_landing_and_phone)."""
+DESK_VIEW = {"width": 1280, "height": 900}
+PHONE_VIEW = {"width": 390, "height": 844}
+VIEWS = [(DESK_VIEW, True), (PHONE_VIEW, False)]
+"""SCREENS as Playwright viewports."""
 
 
 @dataclass

@@ -8,11 +8,19 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from core.identity import Directory
-from tests.e2e.ui.conftest import PASSWORD, Site, login, new_page, serious_violations, shoot
+from tests.e2e.ui.conftest import (
+    PASSWORD,
+    PHONE_VIEW,
+    SCREEN_IDS,
+    VIEWS,
+    Site,
+    login,
+    new_page,
+    serious_violations,
+    shoot,
+)
 
 ADMIN = "administradora"
-PHONE = {"width": 390, "height": 844}
-DESK = {"width": 1280, "height": 900}
 VERSION = "/cms/workflow/definitions/diario.publicacao/versions/1"
 PAGES = {
     "definitions": ("/cms/workflow/definitions", "Definições de fluxo", "Workflow definitions"),
@@ -51,8 +59,7 @@ async def _overflow(page: Page) -> int:
     return width
 
 
-@pytest.mark.parametrize("javascript", [True, False], ids=["js", "nojs"])
-@pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1280", "390"])
+@pytest.mark.parametrize(("viewport", "javascript"), VIEWS, ids=SCREEN_IDS)
 async def test_the_admin_pages_read_in_portuguese(
     site: Site, browser: Browser, javascript: bool, viewport: dict[str, int]
 ) -> None:
@@ -76,7 +83,7 @@ async def test_the_admin_pages_read_in_portuguese(
     await shoot(page, f"definitions-pt-{viewport['width']}-{'js' if javascript else 'nojs'}")
     await context.close()
     assert violations == {name: [] for name in violations}
-    if viewport is PHONE:
+    if viewport is PHONE_VIEW:
         assert overflow == {name: 0 for name in PAGES}
 
 

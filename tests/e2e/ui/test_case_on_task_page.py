@@ -14,10 +14,16 @@ from modules.diario.demo import AUTHOR
 from modules.diario.handlers import ActCase
 from modules.diario.records import ActStore
 from modules.diario.workflows import AUTHOR_ID, REVIEWER_ID
-from tests.e2e.ui.conftest import Site, login, new_page, serious_violations, shoot
+from tests.e2e.ui.conftest import (
+    SCREEN_IDS,
+    VIEWS,
+    Site,
+    login,
+    new_page,
+    serious_violations,
+    shoot,
+)
 
-PHONE = {"width": 390, "height": 844}
-DESK = {"width": 1280, "height": 900}
 BODY = "Nomeia a servidora para o cargo.\n\nRevogam-se as disposições em contrário."
 
 
@@ -46,8 +52,7 @@ async def _reviewed_act(site: Site) -> tuple[str, str]:
     return instance_id, approval.id
 
 
-@pytest.mark.parametrize("javascript", [True, False])
-@pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1280", "390"])
+@pytest.mark.parametrize(("viewport", "javascript"), VIEWS, ids=SCREEN_IDS)
 async def test_the_approver_reads_the_act_and_the_review_beside_the_form(
     site: Site, browser: Browser, javascript: bool, viewport: dict[str, int]
 ) -> None:

@@ -11,11 +11,9 @@ from playwright.async_api import Browser, expect
 
 from services.workflow.public.routes import DEFAULT_RATE
 from tests.e2e.api.esic_like import PERSONAL
-from tests.e2e.ui.conftest import Site, login, new_page, shoot
+from tests.e2e.ui.conftest import SCREEN_IDS, SCREENS, Site, login, new_page, shoot
 from tests.e2e.ui.test_deadline_pages_browser import (
-    COMBOS,
     DUE,
-    IDS,
     VIEWPORTS,
     Checks,
     _request,
@@ -28,7 +26,7 @@ __all__ = ["esic_site"]  # the fixture, shared with the deadline pages' tests
 TOO_MANY = "Muitas consultas seguidas"
 
 
-@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+@pytest.mark.parametrize(("width", "javascript"), SCREENS, ids=SCREEN_IDS)
 async def test_a_clerk_issues_the_link_and_the_citizen_follows_the_case_in_portuguese(
     esic_site: Site, browser: Browser, width: int, javascript: bool
 ) -> None:
@@ -76,7 +74,7 @@ async def test_a_clerk_issues_the_link_and_the_citizen_follows_the_case_in_portu
     public.assert_clean()
 
 
-@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+@pytest.mark.parametrize(("width", "javascript"), SCREENS, ids=SCREEN_IDS)
 async def test_too_many_requests_get_the_portals_own_429_page(
     site: Site, browser: Browser, width: int, javascript: bool
 ) -> None:

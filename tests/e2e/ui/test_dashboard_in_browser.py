@@ -8,10 +8,16 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from core.identity import Directory
-from tests.e2e.ui.conftest import PASSWORD, Site, login, new_page, serious_violations, shoot
-
-PHONE = {"width": 390, "height": 844}
-DESK = {"width": 1280, "height": 900}
+from tests.e2e.ui.conftest import (
+    PASSWORD,
+    SCREEN_IDS,
+    VIEWS,
+    Site,
+    login,
+    new_page,
+    serious_violations,
+    shoot,
+)
 
 
 async def _supervisor(site: Site) -> str:
@@ -28,8 +34,7 @@ async def _supervisor(site: Site) -> str:
     return "supervisora"
 
 
-@pytest.mark.parametrize("javascript", [True, False])
-@pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1280", "390"])
+@pytest.mark.parametrize(("viewport", "javascript"), VIEWS, ids=SCREEN_IDS)
 async def test_a_supervisor_reads_the_dashboard_per_queue_and_per_definition(
     site: Site, browser: Browser, javascript: bool, viewport: dict[str, int]
 ) -> None:

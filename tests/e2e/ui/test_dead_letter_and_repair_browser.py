@@ -11,15 +11,15 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from core.clock import FixedClock
-from tests.e2e.ui.conftest import login, new_page, shoot
-from tests.e2e.ui.test_deadline_pages_browser import COMBOS, IDS, VIEWPORTS, Checks
+from tests.e2e.ui.conftest import SCREEN_IDS, SCREENS, login, new_page, shoot
+from tests.e2e.ui.test_deadline_pages_browser import VIEWPORTS, Checks
 from tests.e2e.ui.test_operations_pages import OPERATOR, OpsSite, ops_site
 from tests.fakes.purchase import retryable
 
 __all__ = ["ops_site"]  # the fixture, shared with the operations pages' tests
 
 
-@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+@pytest.mark.parametrize(("width", "javascript"), SCREENS, ids=SCREEN_IDS)
 async def test_an_operator_gives_up_a_dead_lettered_step_and_repairs_another_case(
     ops_site: OpsSite, browser: Browser, clock: FixedClock, width: int, javascript: bool
 ) -> None:

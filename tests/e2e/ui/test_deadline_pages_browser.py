@@ -27,12 +27,19 @@ from core.settings import Settings
 from modules.diario.workflows import REVIEWER_ID
 from services.workflow.bootstrap import service_of
 from tests.e2e.api.esic_like import PERSONAL, EsicLikePlugin
-from tests.e2e.ui.conftest import Site, _staff, login, new_page, serious_violations, shoot
+from tests.e2e.ui.conftest import (
+    SCREEN_IDS,
+    SCREENS,
+    Site,
+    _staff,
+    login,
+    new_page,
+    serious_violations,
+    shoot,
+)
 from tests.e2e.ui.test_operations_pages import OPERATOR, _served
 
 VIEWPORTS = {1280: {"width": 1280, "height": 900}, 390: {"width": 390, "height": 844}}
-COMBOS = [(1280, True), (390, True), (1280, False), (390, False)]
-IDS = ["1280-js", "390-js", "1280-nojs", "390-nojs"]
 # The fixed clock: Monday 02/03/2026 09:00 in Brasília; 20 calendar days end on Sunday 22/03.
 DUE = "Vence em 23/03/2026, às 23:59 (horário local)."
 BASIS = "Decreto 7.724/2012, art. 16"
@@ -89,7 +96,7 @@ async def _request(site: Site) -> tuple[str, str, str]:
     return view.id, (await site.service.engine.status(view.id)).protocol, task.id
 
 
-@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+@pytest.mark.parametrize(("width", "javascript"), SCREENS, ids=SCREEN_IDS)
 async def test_an_operator_reads_suspends_resumes_and_extends_a_legal_deadline(
     esic_site: Site, browser: Browser, clock: FixedClock, width: int, javascript: bool
 ) -> None:

@@ -14,12 +14,10 @@ from modules.diario.domain import ActStatus
 from modules.diario.editions import EditionDesk
 from modules.diario.plugin import RUNTIME
 from modules.diario.records import ActStore
-from tests.e2e.ui.conftest import Site, new_page, serious_violations, shoot
+from tests.e2e.ui.conftest import SCREEN_IDS, SCREENS, Site, new_page, serious_violations, shoot
 from tests.modules.gazette_kit import gazette_config
 
 VIEWPORTS = {1280: {"width": 1280, "height": 900}, 390: {"width": 390, "height": 844}}
-COMBOS = [(1280, True), (390, True), (1280, False), (390, False)]
-IDS = ["1280-js", "390-js", "1280-nojs", "390-nojs"]
 
 
 async def _overflow(page: Page) -> int:
@@ -29,7 +27,7 @@ async def _overflow(page: Page) -> int:
     return width
 
 
-@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+@pytest.mark.parametrize(("width", "javascript"), SCREENS, ids=SCREEN_IDS)
 async def test_editions_list_and_verification_are_accessible_at_both_sizes(
     site: Site, browser: Browser, tmp_path: Path, width: int, javascript: bool
 ) -> None:

@@ -10,10 +10,17 @@ from playwright.async_api import Browser, Page, expect
 
 from contracts.kernel import Actor
 from modules.diario.workflows import APPROVER_ID, REVIEWER_ID
-from tests.e2e.ui.conftest import PASSWORD, Site, login, new_page, serious_violations, shoot
-
-PHONE = {"width": 390, "height": 844}
-DESK = {"width": 1280, "height": 900}
+from tests.e2e.ui.conftest import (
+    PASSWORD,
+    PHONE_VIEW,
+    SCREEN_IDS,
+    VIEWS,
+    Site,
+    login,
+    new_page,
+    serious_violations,
+    shoot,
+)
 
 
 async def _overflow(page: Page) -> int:
@@ -35,8 +42,7 @@ async def _review_tasks(site: Site, count: int) -> list[tuple[str, str]]:
     return found
 
 
-@pytest.mark.parametrize("javascript", [True, False])
-@pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1280", "390"])
+@pytest.mark.parametrize(("viewport", "javascript"), VIEWS, ids=SCREEN_IDS)
 async def test_a_clerk_finds_a_case_and_claims_a_selection_reported_task_by_task(
     site: Site, browser: Browser, javascript: bool, viewport: dict[str, int]
 ) -> None:
@@ -106,7 +112,7 @@ async def test_forwarding_a_selection_to_a_person_offers_the_people_of_the_queue
     site: Site, browser: Browser, javascript: bool
 ) -> None:
     ((_, protocol),) = await _review_tasks(site, 1)
-    context, page = await new_page(browser, viewport=PHONE, java_script_enabled=javascript)
+    context, page = await new_page(browser, viewport=PHONE_VIEW, java_script_enabled=javascript)
     await login(page, site, "revisor")
     await page.get_by_label(f"Selecionar Revisar do protocolo {protocol}").check()
     person = page.get_by_label("Encaminhar a uma pessoa")
@@ -211,8 +217,7 @@ async def test_a_supervisor_lists_every_queue_at_once_and_a_clerk_cannot(
     await context.close()
 
 
-@pytest.mark.parametrize("javascript", [True, False])
-@pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1280", "390"])
+@pytest.mark.parametrize(("viewport", "javascript"), VIEWS, ids=SCREEN_IDS)
 async def test_the_search_page_finds_a_case_by_number_queue_and_status(
     site: Site, browser: Browser, javascript: bool, viewport: dict[str, int]
 ) -> None:

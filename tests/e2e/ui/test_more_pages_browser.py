@@ -15,9 +15,9 @@ from playwright.async_api import Browser, expect
 from core.clock import FixedClock
 from core.identity import Directory
 from modules.diario.plugin import RUNTIME
-from tests.e2e.ui.conftest import PASSWORD, login, new_page
+from tests.e2e.ui.conftest import PASSWORD, SCREEN_IDS, SCREENS, login, new_page
 from tests.e2e.ui.test_calendar_page import _calendars
-from tests.e2e.ui.test_deadline_pages_browser import COMBOS, IDS, VIEWPORTS, Checks
+from tests.e2e.ui.test_deadline_pages_browser import VIEWPORTS, Checks
 from tests.e2e.ui.test_operations_pages import OpsSite, ops_site
 from tests.fakes.purchase import retryable
 from tests.modules.gazette_kit import gazette_config
@@ -38,7 +38,7 @@ PAGES = {
 }
 
 
-@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+@pytest.mark.parametrize(("width", "javascript"), SCREENS, ids=SCREEN_IDS)
 async def test_the_remaining_pages_read_in_portuguese_at_both_sizes(
     ops_site: OpsSite,
     browser: Browser,

@@ -12,15 +12,13 @@ from playwright.async_api import Browser, Page, expect
 from contracts.kernel import Actor
 from modules.diario.workflows import REVIEWER_ID
 from services.workflow.runtime.services.operations import OperationService
-from tests.e2e.ui.conftest import login, new_page, serious_violations, shoot
+from tests.e2e.ui.conftest import SCREEN_IDS, SCREENS, login, new_page, serious_violations, shoot
 from tests.e2e.ui.test_operations_pages import OPERATOR, OpsSite, ops_site
 
 __all__ = ["ops_site"]
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-COMBOS = [(1280, True), (390, True), (1280, False), (390, False)]
-IDS = ["1280-js", "390-js", "1280-nojs", "390-nojs"]
 UNKNOWN_TASKS = ["019cae6b-6600-7000-8000-0000000000f1", "019cae6b-6600-7000-8000-0000000000f2"]
 
 
@@ -69,7 +67,7 @@ async def test_the_progress_page_shows_the_counts_and_each_refusal(
     assert violations == [] and overflow == 0
 
 
-@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+@pytest.mark.parametrize(("width", "javascript"), SCREENS, ids=SCREEN_IDS)
 async def test_a_queued_operation_refreshes_itself_and_is_cancelled_with_a_reason(
     ops_site: OpsSite, browser: Browser, width: int, javascript: bool
 ) -> None:

@@ -28,6 +28,8 @@ from core.settings import Settings
 from core.web import create_app
 from services.workflow.bootstrap import service_of
 from tests.e2e.ui.conftest import (
+    SCREEN_IDS,
+    SCREENS,
     Site,
     _free_port,
     _staff,
@@ -41,8 +43,6 @@ from tests.fakes.purchase import PurchasePlugin, order, retryable
 
 STUCK = "/cms/workflow/operations/stuck"
 OPERATOR = "revisor"  # the shared staff hold workflow.operate and workflow.read
-COMBOS = [(1280, True), (390, True), (1280, False), (390, False)]
-IDS = ["1280-js", "390-js", "1280-nojs", "390-nojs"]
 
 
 @dataclass
@@ -106,7 +106,7 @@ async def _retried(site: OpsSite, clock: FixedClock) -> str:
     return instance_id
 
 
-@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+@pytest.mark.parametrize(("width", "javascript"), SCREENS, ids=SCREEN_IDS)
 async def test_the_instance_page_lists_every_attempt_of_a_retried_step(
     ops_site: OpsSite, browser: Browser, clock: FixedClock, width: int, javascript: bool
 ) -> None:

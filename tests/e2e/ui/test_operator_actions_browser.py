@@ -12,7 +12,15 @@ from playwright.async_api import Browser, Page, expect
 
 from core.clock import FixedClock
 from core.identity import Directory
-from tests.e2e.ui.conftest import PASSWORD, login, new_page, serious_violations, shoot
+from tests.e2e.ui.conftest import (
+    PASSWORD,
+    SCREEN_IDS,
+    SCREENS,
+    login,
+    new_page,
+    serious_violations,
+    shoot,
+)
 from tests.e2e.ui.test_operations_pages import OPERATOR, OpsSite, ops_site
 from tests.fakes.purchase import retryable
 
@@ -20,8 +28,6 @@ __all__ = ["ops_site"]  # the fixture, shared with the operations pages' tests
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-COMBOS = [(1280, True), (390, True), (1280, False), (390, False)]
-IDS = ["1280-js", "390-js", "1280-nojs", "390-nojs"]
 
 
 async def _overflow(page: Page) -> int:
@@ -31,7 +37,7 @@ async def _overflow(page: Page) -> int:
     return width
 
 
-@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+@pytest.mark.parametrize(("width", "javascript"), SCREENS, ids=SCREEN_IDS)
 async def test_an_operator_cancels_a_case_after_confirming_with_a_reason(
     ops_site: OpsSite, browser: Browser, width: int, javascript: bool
 ) -> None:
@@ -128,7 +134,7 @@ async def test_an_operator_gives_up_selected_dead_letters_and_sees_each_result(
     assert violations == {"list": [], "confirm": [], "result": []} and overflow == 0
 
 
-@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+@pytest.mark.parametrize(("width", "javascript"), SCREENS, ids=SCREEN_IDS)
 async def test_an_admin_adds_and_removes_a_queue_member(
     ops_site: OpsSite, browser: Browser, width: int, javascript: bool
 ) -> None:

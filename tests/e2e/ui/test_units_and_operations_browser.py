@@ -15,14 +15,21 @@ from playwright.async_api import Browser, Page, expect
 from contracts.kernel import Actor
 from core.identity import Directory
 from modules.diario.workflows import REVIEWER_ID
-from tests.e2e.ui.conftest import PASSWORD, Site, login, new_page, serious_violations, shoot
+from tests.e2e.ui.conftest import (
+    PASSWORD,
+    SCREEN_IDS,
+    SCREENS,
+    Site,
+    login,
+    new_page,
+    serious_violations,
+    shoot,
+)
 from tests.e2e.ui.test_operations_pages import OPERATOR, OpsSite, ops_site
 
 __all__ = ["ops_site"]
 
 VIEWPORTS = {1280: {"width": 1280, "height": 900}, 390: {"width": 390, "height": 844}}
-COMBOS = [(1280, True), (390, True), (1280, False), (390, False)]
-IDS = ["1280-js", "390-js", "1280-nojs", "390-nojs"]
 UNKNOWN_TASKS = ["019cae6b-6600-7000-8000-0000000000f1", "019cae6b-6600-7000-8000-0000000000f2"]
 
 
@@ -65,7 +72,7 @@ class Checks:
         assert set(self.overflow.values()) == {0}, self.overflow
 
 
-@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+@pytest.mark.parametrize(("width", "javascript"), SCREENS, ids=SCREEN_IDS)
 async def test_an_administrator_creates_a_unit_and_places_a_queue(
     site: Site, browser: Browser, width: int, javascript: bool
 ) -> None:
@@ -130,7 +137,7 @@ async def test_an_administrator_creates_a_unit_and_places_a_queue(
     assert (unit.key, unit.queues, unit.supervisors) == ("saude", ("diario.revisao",), ())
 
 
-@pytest.mark.parametrize(("width", "javascript"), COMBOS, ids=IDS)
+@pytest.mark.parametrize(("width", "javascript"), SCREENS, ids=SCREEN_IDS)
 async def test_an_operator_follows_an_operation_from_the_navigation(
     ops_site: OpsSite, browser: Browser, width: int, javascript: bool
 ) -> None:
