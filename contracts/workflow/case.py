@@ -85,7 +85,10 @@ PERSONAL_DATA_READ = "personal_data.read"
 """A requester's name and contact were shown."""
 IDENTITY_REVEALED = "identity.revealed"
 """A protected identity was revealed, with the reason kept in the audit entry."""
-READ_ACTIONS = (CASE_READ, PERSONAL_DATA_READ, IDENTITY_REVEALED)
+CASE_OPENED = "case.opened"
+"""A restricted or secret case was opened (the instance page, the API's read of the instance,
+``tramita instance show``); the entry's ``after`` holds the level. Public cases write none."""
+READ_ACTIONS = (CASE_READ, PERSONAL_DATA_READ, IDENTITY_REVEALED, CASE_OPENED)
 """The audit actions that record a read (``tramita audit reads`` lists them)."""
 
 

@@ -14,7 +14,7 @@ from contracts.errors import BadRequest, Conflict, FieldError, NotFound, Validat
 from contracts.kernel import Actor
 from contracts.workflow.types import HistoryEntry, InstanceView, StartRequest
 from core.auth import actor_of, requires
-from services.workflow.api.access import viewer_for
+from services.workflow.api.access import access_of, viewer_for
 from services.workflow.api.deps import engine_of, platform_of, reads_of
 from services.workflow.api.schemas import (
     CancelBody,
@@ -97,6 +97,8 @@ class InstanceController(Controller):
     async def get_instance(
         self, request: Request[Any, Any, Any], instance_id: FromPath[UUID]
     ) -> InstanceView:
+        """A restricted or secret case's opening is audited before it is returned."""
+        await access_of(request).record_opening(str(instance_id), actor_of(request))
         return await engine_of(request).status(str(instance_id))
 
     @get("/{instance_id:uuid}/history", guards=[requires("workflow.read")])

@@ -262,15 +262,24 @@ def start_cmd(
 def show_cmd(ref: str, as_json: bool, user: str | None) -> None:
     """Show an instance (by id or protocol number), its tasks and its history."""
 
+    from contracts.kernel import Actor
+    from services.workflow.runtime.services.access import note_opening
     from services.workflow.runtime.services.views import history_entry, instance_view, task_view
 
     async def _show(uow: UnitOfWork, seen: Any) -> dict[str, Any]:
         record = await resolve(uow, ref, seen)
-        return {
+        viewer = seen[0].user_id
+        # A restricted or secret case's opening is audited, committed before it is printed
+        # (without --as only public cases are seen, and they write nothing).
+        opened = viewer is not None and await note_opening(uow, record.id, Actor(id=viewer))
+        shown = {
             "instance": instance_view(record, with_context=True),
             "tasks": [task_view(t, record.protocol) for t in await uow.tasks.of(record.id)],
             "history": [history_entry(h) for h in await uow.history.of(record.id)],
         }
+        if opened:
+            await uow.commit()
+        return shown
 
     data = with_reads_as(user, _show)
 

@@ -75,6 +75,8 @@ class InstancePageController(Controller):
         self, request: Request[Any, Any, Any], instance_id: FromPath[str]
     ) -> Response[Any]:
         engine = engine_of(request)
+        # A restricted or secret case: its opening is audited before anything of it is read.
+        await access_of(request).record_opening(instance_id, ui_actor(request))
         view = await engine.status(instance_id)
         reads = reads_of(request)
         history = await engine.history(instance_id)

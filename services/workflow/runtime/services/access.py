@@ -8,6 +8,10 @@ its tasks' queues — and whoever classifies cases, ``workflow.classify``) or *s
 is the same ``NotFound`` as an unknown id, so it never tells that a hidden case exists. The
 search and the inbox filter with the same rule in SQL (``persistence.access_repo``).
 
+Opening a restricted or secret case (the instance page, the API's read of the instance,
+``tramita instance show``) is a read the audit chain records (:func:`note_opening`, action
+``case.opened`` with the level; a public case writes nothing).
+
 Restricted and secret levels need a legal ground (*hipótese legal*) from the configured list
 (:data:`DEFAULT_GROUNDS`, or the city's own through ``TRAMITA_WF_ACCESS_GROUNDS``).
 """
@@ -24,6 +28,7 @@ import msgspec
 
 from contracts.errors import Conflict, NotFound, ValidationFailed
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen
+from contracts.workflow.case import CASE_OPENED
 from services.workflow.definition.messages import N_
 from services.workflow.definition.model import Access
 from services.workflow.runtime.ports import UnitOfWork
@@ -56,7 +61,14 @@ DEFAULT_GROUNDS: Final[Mapping[str, str]] = MappingProxyType(
 """Key → label (a catalog msgid) of the legal grounds offered when no list is configured."""
 
 MAX_REASON = 500
-__all__ = ["CLASSIFY_PERMISSION", "DEFAULT_GROUNDS", "AccessPolicy", "AccessView", "Viewer"]
+__all__ = [
+    "CLASSIFY_PERMISSION",
+    "DEFAULT_GROUNDS",
+    "AccessPolicy",
+    "AccessView",
+    "Viewer",
+    "note_opening",
+]
 
 
 class AccessView(msgspec.Struct, frozen=True, kw_only=True):
@@ -111,6 +123,15 @@ class AccessPolicy:
         if kind == "task":
             raise NotFound(N_("unknown task"), task_id=object_id)
         raise NotFound("no such document", document_id=object_id)
+
+    async def record_opening(self, instance_id: str, actor: Actor) -> None:
+        """Audit that ``actor`` opened the case (:func:`note_opening`) in a transaction of its
+        own, committed before the caller shows the case: when the entry cannot be written the
+        caller gets the error, not the case. The route's guard has already refused a viewer
+        who may not see it (``sees_instance``), so a refusal never writes."""
+        async with self._uow() as uow:
+            if await note_opening(uow, instance_id, actor):
+                await uow.commit()
 
     async def view(self, instance_id: str, viewer: Viewer) -> AccessView:
         async with self._uow() as uow:
@@ -287,6 +308,27 @@ async def store_default_level(
                 changed_by=None,
             )
         )
+
+
+async def note_opening(uow: UnitOfWork, instance_id: str, actor: Actor) -> bool:
+    """Append, in ``uow``'s transaction, the read entry of ``actor`` opening a restricted or
+    secret case (``case.opened``: the instance's id, the viewer, the level; nothing of the case
+    itself). A public case writes nothing, so everyday reads do not flood the chain. Whether an
+    entry was appended (the caller commits it before showing the case)."""
+    record = await uow.access.level_of(instance_id)
+    if record is None or record.level == "public":
+        return False
+    await uow.audit.append(
+        AuditEntry(
+            action=CASE_OPENED,
+            object_type="workflow_instance",
+            object_id=instance_id,
+            actor=actor,
+            after={"level": record.level},
+            correlation_id=instance_id,
+        )
+    )
+    return True
 
 
 async def can_see(uow: UnitOfWork, instance_id: str, viewer: Viewer, now: datetime) -> bool:
