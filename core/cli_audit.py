@@ -15,8 +15,8 @@ import click
 import msgspec
 import sqlalchemy as sa
 
-from contracts.kernel import AuditRecord
-from contracts.workflow.case import CASE_READ, IDENTITY_REVEALED, PERSONAL_DATA_READ
+from contracts.kernel import AuditEntry, AuditRecord
+from contracts.workflow.case import CASE_OPENED, CASE_READ, IDENTITY_REVEALED, PERSONAL_DATA_READ
 from core.audit import read_entries
 from core.audit_verify import ChainReport, verify_chain
 from core.cli_text import gettext as _
@@ -42,6 +42,20 @@ READ_TEXT = {
     PERSONAL_DATA_READ: N_("saw the requester's personal data"),
     IDENTITY_REVEALED: N_("revealed the protected identity"),
 }
+OPENED_TEXT = {
+    "restricted": N_("opened the restricted case"),
+    "secret": N_("opened the secret case"),
+}
+"""``case.opened`` by the level the entry recorded."""
+
+
+def read_text(entry: AuditEntry) -> str:
+    """What the reader did, in the reader's language (the action itself when unknown)."""
+    if entry.action == CASE_OPENED:
+        what = OPENED_TEXT.get(str((entry.after or {}).get("level")))
+    else:
+        what = READ_TEXT.get(entry.action)
+    return _(what) if what else entry.action
 
 
 async def _reads(database_url: str, instance_id: str) -> tuple[list[AuditRecord], dict[str, str]]:
@@ -130,14 +144,13 @@ def reads_cmd(instance_id: str, as_json: bool) -> None:
         click.echo(_("no read recorded for this instance"))
         return
     for r in records:
-        what = READ_TEXT.get(r.entry.action)
         line = _("%(at)s  %(who)s %(what)s (entry %(seq)s)")
         click.echo(
             line
             % {
                 "at": datetime_text(r.at, settings.timezone, seconds=True),
                 "who": names.get(r.entry.actor.id, r.entry.actor.id),
-                "what": _(what) if what else r.entry.action,
+                "what": read_text(r.entry),
                 "seq": r.seq,
             }
         )

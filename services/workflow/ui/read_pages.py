@@ -1,9 +1,10 @@
 """Who read a case: the read-audit entries of one instance (``workflow.admin``).
 
 The entries are the chain's own (``contracts.workflow.case.READ_ACTIONS``): a *denúncia*
-opened, a requester's personal data shown; each names the reader and the time, never what
-was read (a reveal keeps its justification). ``tramita audit reads --instance ID`` lists the
-same entries. The reveal of a protected identity (Lei 13.460/2017 art. 10 §7) is here too.
+opened, a restricted or secret case opened, a requester's personal data shown; each names the
+reader and the time, never what was read (a reveal keeps its justification).
+``tramita audit reads --instance ID`` lists the same entries. The reveal of a protected identity
+(Lei 13.460/2017 art. 10 §7) is here too.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
-from contracts.workflow.case import CASE_READ, IDENTITY_REVEALED, PERSONAL_DATA_READ
+from contracts.workflow.case import CASE_OPENED, CASE_READ, IDENTITY_REVEALED, PERSONAL_DATA_READ
 from contracts.workflow.types import InstanceView
 from core.i18n import N_, gettext
-from services.workflow.reads.operations import read_entries
+from services.workflow.reads.operations import AuditView, read_entries
 from services.workflow.runtime.services.case_reading import read_case
 from services.workflow.ui.actions import Action, perform, show
 from services.workflow.ui.deps import engine_of, reads_of
@@ -28,6 +29,20 @@ READ_TEXT = {
     PERSONAL_DATA_READ: N_("Saw the requester's personal data"),
     IDENTITY_REVEALED: N_("Revealed the protected identity"),
 }
+OPENED_TEXT = {
+    "restricted": N_("Opened the restricted case"),
+    "secret": N_("Opened the secret case"),
+}
+"""``case.opened`` (a restricted or secret case opened) by the level the entry recorded."""
+
+
+def read_label(entry: AuditView) -> str:
+    """What the reader did, in the reader's language (the action itself when unknown)."""
+    if entry.action == CASE_OPENED:
+        text = OPENED_TEXT.get(str((entry.after or {}).get("level")))
+    else:
+        text = READ_TEXT.get(entry.action)
+    return gettext(text) if text else entry.action
 
 
 class InstanceReadsController(Controller):
@@ -47,7 +62,7 @@ class InstanceReadsController(Controller):
             instance=instance,
             entries=entries,
             names=await names_of(request, [e.actor.id for e in entries]),
-            read_text={key: gettext(text) for key, text in READ_TEXT.items()},
+            read_label=read_label,
         )
 
 
