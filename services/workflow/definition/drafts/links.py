@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from core.i18n import gettext
 from services.workflow.definition.drafts.ops import (
@@ -28,6 +28,9 @@ from services.workflow.definition.drafts.ops import (
     timers_of,
 )
 
+GATEWAYS: Final = ("exclusive", "inclusive")
+"""The gateways whose transitions carry conditions and a default path."""
+
 
 def connect(
     document: Mapping[str, Any],
@@ -36,14 +39,18 @@ def connect(
     outcome: str = "",
     condition: str = "",
     outcome_name: str = "",
+    default: bool = False,
 ) -> Applied:
     """Add a transition ``source → target``, in the field the source's type uses.
 
-    An exclusive gateway takes a branch when a ``condition`` is given and its ``default``
-    otherwise; an approval needs an ``outcome``; a user task takes either an outcome or its
-    one ``next``; a parallel gateway adds a branch to its fork; everything else has one
-    ``next``, which is replaced (the replaced transition is reported in ``removed``). An
-    ``outcome_name`` is what people read on the outcome's button (``outcome_names``).
+    A gateway with conditions takes a branch when a ``condition`` is given; an exclusive
+    gateway takes its ``default`` otherwise, an inclusive one when the transition is marked
+    ``default`` (taken only when no condition holds) and else its one ``next`` (an inclusive
+    join's way out; a gateway forks or joins, never both). An approval needs an ``outcome``; a
+    user task takes either an outcome or its one ``next``; a parallel gateway adds a branch to
+    its fork; everything else has one ``next``, which is replaced (the replaced transition is
+    reported in ``removed``, as a replaced default is). An ``outcome_name`` is what people read
+    on the outcome's button (``outcome_names``).
     """
     outcome_name = outcome_name.strip()
     kind = str(find(document, source).get("type"))
@@ -55,19 +62,30 @@ def connect(
         errors["outcome_name"] = gettext("Only an outcome has a name: give the outcome too.")
     elif len(outcome_name) > MAX_NAME:
         errors["outcome_name"] = gettext("Name too long (up to 200).")
-    if condition and kind != "exclusive":
+    if condition and kind not in GATEWAYS:
         errors["condition"] = gettext(
-            "Only an exclusive gateway has conditions on its transitions."
+            "Only an exclusive or inclusive gateway has conditions on its transitions."
         )
     elif len(condition) > MAX_EXPR:
         errors["condition"] = gettext("Condition too long (up to 4000 characters).")
+    errors["default"] = _default_error(kind, condition, default)
     refuse_if(errors)
     doc = copy.deepcopy(dict(document))
     node = find(doc, source)
-    replaced = _link_into(node, kind, target, outcome, condition)
+    replaced = _link_into(node, kind, target, outcome, condition, default)
     if outcome_name:
         node["outcome_names"] = {**dict_field(node, "outcome_names"), outcome: outcome_name}
     return Applied(doc, source, tuple(Removed(source, link) for link in replaced))
+
+
+def _default_error(kind: str, condition: str, default: bool) -> str | None:
+    if not default:
+        return None
+    if kind not in GATEWAYS:
+        return gettext("Only an exclusive or inclusive gateway has a default path.")
+    if condition:
+        return gettext("The default path has no condition: leave the condition empty.")
+    return None
 
 
 def _outcome_error(kind: str, outcome: str) -> str | None:
@@ -80,15 +98,13 @@ def _outcome_error(kind: str, outcome: str) -> str | None:
     return None
 
 
-def _link_into(node: Node, kind: str, target: str, outcome: str, condition: str) -> list[Link]:
+def _link_into(
+    node: Node, kind: str, target: str, outcome: str, condition: str, default: bool
+) -> list[Link]:
     """Write the transition; returns the transitions it replaced."""
+    if kind in GATEWAYS:
+        return _gateway_into(node, kind, target, condition, default)
     existing = {link.key: link for link in links(node)}
-    if kind == "exclusive":
-        if condition:
-            node["branches"] = [*branches_of(node), {"when": condition, "next": target}]
-            return []
-        node["default"] = target
-        return [existing["default"]] if "default" in existing else []
     if outcome:
         if isinstance(node.get("next"), str):
             taken = gettext(
@@ -104,6 +120,38 @@ def _link_into(node: Node, kind: str, target: str, outcome: str, condition: str)
         return _fork_into(node, target)
     node["next"] = target
     return [existing["next"]] if "next" in existing else []
+
+
+def _gateway_into(node: Node, kind: str, target: str, condition: str, default: bool) -> list[Link]:
+    """A branch (with a condition), the default, or an inclusive join's one ``next``."""
+    existing = {link.key: link for link in links(node)}
+    if kind == "inclusive":
+        _inclusive_role(node, forking=bool(condition or default))
+    if condition:
+        node["branches"] = [*branches_of(node), {"when": condition, "next": target}]
+        return []
+    key = "default" if kind == "exclusive" or default else "next"
+    node[key] = target
+    return [existing[key]] if key in existing else []
+
+
+def _inclusive_role(node: Node, *, forking: bool) -> None:
+    """An inclusive gateway forks (branches, default) or joins (one ``next``), never both."""
+    if forking and isinstance(node.get("next"), str):
+        joined = gettext(
+            "This gateway is a join that goes to %(node)s: remove that transition before"
+            " giving it conditions or a default path."
+        ) % {"node": node["next"]}
+        raise OpError({"condition": joined})
+    if not forking and (branches_of(node) or isinstance(node.get("default"), str)):
+        raise OpError(
+            {
+                "condition": gettext(
+                    "This gateway forks by conditions: give the condition, or mark the"
+                    " transition as the default path."
+                )
+            }
+        )
 
 
 def _fork_into(node: Node, target: str) -> list[Link]:

@@ -30,6 +30,7 @@ NODE_TYPES: Final = (
     "notification",
     "timer",
     "exclusive",
+    "inclusive",
     "parallel",
     "decision_table",
     "end",
@@ -274,7 +275,7 @@ def add_node(
 
 def rename_node(document: Mapping[str, Any], old: str, new: str) -> Applied:
     """Change a node's id and every reference to it: ``next`` (one or a fork's list),
-    ``outcomes``, exclusive ``branches`` and ``default``, boundary ``timers[].next`` and
+    ``outcomes``, gateway ``branches`` and ``default``, boundary ``timers[].next`` and
     ``policy.exclude_completers_of``."""
     find(document, old)
     error = check_identifier(new, "new_id")

@@ -1,5 +1,5 @@
 """What a node *is*, as pure edits of a draft: its properties (queue, form, handler, timing,
-result...), the conditions of an exclusive gateway, boundary timers and validation rules, and
+result...), the conditions of a gateway's branches, boundary timers and validation rules, and
 the definition's own header. Like :mod:`.ops`, each returns a new document and refuses
 only what is wrong on its own; CEL text is checked by the caller (the rules package).
 """
@@ -201,7 +201,7 @@ def _put(holder: dict[str, Any], field: str, value: Any) -> None:
 
 
 def set_condition(document: Mapping[str, Any], node_id: str, index: str, when: str) -> Applied:
-    """Rewrite the condition of one branch of an exclusive gateway."""
+    """Rewrite the condition of one branch of a gateway (exclusive or inclusive)."""
     node = find(document, node_id)
     branches = list_field(node, "branches")
     position = whole_number(index)
