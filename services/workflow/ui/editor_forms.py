@@ -67,6 +67,7 @@ LABELS: Final[Mapping[str, str]] = {
     "target": N_("Target"),
     "outcome": N_("Outcome"),
     "condition": N_("Condition"),
+    "default": N_("Default path"),
     "when": N_("Condition"),
     "timer_id": N_("Identifier of the deadline"),
     "escalate_to": N_("Escalate to the queue"),
@@ -112,6 +113,7 @@ def _connect(doc: Document, node: str, v: Mapping[str, str]) -> Applied:
         v.get("outcome", ""),
         v.get("condition", ""),
         v.get("outcome_name", ""),
+        default=v.get("default") == "true",
     )
 
 
@@ -148,7 +150,7 @@ ACTIONS: Final[Mapping[str, tuple[tuple[str, ...], NodeEdit]]] = {
     "rename": (("new_id",), lambda d, n, v: rename_node(d, n, v.get("new_id", ""))),
     "remove": ((), lambda d, n, v: remove_node(d, n)),
     "move": (("direction",), lambda d, n, v: move_node(d, n, v.get("direction", ""))),
-    "connect": (("target", "outcome", "outcome_name", "condition"), _connect),
+    "connect": (("target", "outcome", "outcome_name", "condition", "default"), _connect),
     "disconnect": (("link",), lambda d, n, v: disconnect(d, n, v.get("link", ""))),
     "condition": (("index", "when"), _condition),
     "add-timer": (
