@@ -1,5 +1,9 @@
 """Operators' routes: dead letters (list, show, reprocess, abandon one or many) and an
-instance's audit."""
+instance's audit.
+
+The dead letters of a case the caller may not see (``runtime.services.access``) are left out of
+the list, and one of them answers like an unknown letter (404), so nobody learns the case exists.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from contracts.errors import NotFound, ValidationFailed
 from contracts.workflow.case import CaseDescription
 from contracts.workflow.types import InstanceView
 from core.auth import actor_of, requires
+from services.workflow.api.access import viewer_for
 from services.workflow.api.deps import engine_of, platform_of, reads_of
 from services.workflow.api.operation_runs import accepted, accepted_as_operation, operations_of
 from services.workflow.api.schemas import AbandonBody, DeadLetterPage, Reason, RevealBody
@@ -48,6 +53,15 @@ class AbandonLettersResult(msgspec.Struct, frozen=True, kw_only=True):
     items: list[LetterResult]
 
 
+async def _visible_letter(request: Request[Any, Any, Any], letter_id: str) -> DeadLetterView:
+    """The letter, or the 404 of an unknown one when its case is hidden from the caller."""
+    viewer = await viewer_for(request, actor_of(request).id)
+    found = await reads_of(request).dead_letter(letter_id, viewer=viewer)
+    if found is None:
+        raise NotFound(N_("unknown dead letter"), dead_letter_id=letter_id)
+    return found
+
+
 class DeadLetterController(Controller):
     path = "/api/v1/dead-letters"
     tags = ["operations"]
@@ -62,7 +76,10 @@ class DeadLetterController(Controller):
         limit: Annotated[int, Parameter(ge=1, le=MAX_PAGE)] = 50,
     ) -> DeadLetterPage:
         items = await reads_of(request).dead_letters(
-            None if status == "all" else status, None if before is None else str(before), limit
+            None if status == "all" else status,
+            None if before is None else str(before),
+            limit,
+            viewer=await viewer_for(request, actor_of(request).id),
         )
         return DeadLetterPage(items=items, next=items[-1].id if len(items) == limit else None)
 
@@ -70,16 +87,14 @@ class DeadLetterController(Controller):
     async def show(
         self, request: Request[Any, Any, Any], letter_id: FromPath[UUID]
     ) -> DeadLetterView:
-        found = await reads_of(request).dead_letter(str(letter_id))
-        if found is None:
-            raise NotFound("unknown dead letter", dead_letter_id=str(letter_id))
-        return found
+        return await _visible_letter(request, str(letter_id))
 
     @post("/{letter_id:uuid}/reprocess", guards=[requires("workflow.operate")], status_code=200)
     async def reprocess(
         self, request: Request[Any, Any, Any], letter_id: FromPath[UUID]
     ) -> InstanceView:
         """Back on the same node: same instance, protocol, trail and idempotency key."""
+        await _visible_letter(request, str(letter_id))
         return await engine_of(request).reprocess(str(letter_id), actor=actor_of(request))
 
     @post(
@@ -126,6 +141,7 @@ class DeadLetterController(Controller):
         letter_id: FromPath[UUID],
         data: JSONBody[AbandonBody],
     ) -> InstanceView:
+        await _visible_letter(request, str(letter_id))
         return await engine_of(request).abandon(
             str(letter_id), actor=actor_of(request), reason=data.reason
         )

@@ -74,9 +74,12 @@ async def step_runs_of(conn: AsyncConnection, instance_id: str) -> list[StepRunV
 
 
 async def stuck_instances(
-    conn: AsyncConnection, progress_before: datetime, limit: int
+    conn: AsyncConnection, progress_before: datetime, limit: int, seen: Any = None
 ) -> list[StuckInstanceView]:
+    """``seen``: a condition on ``workflow_instances`` (``access_repo.seen_by``) that keeps
+    only the cases a viewer may see."""
     i = t.instances.c
+    visible: list[Any] = [] if seen is None else [seen]
     rows = await conn.execute(
         sa.select(
             i.id,
@@ -87,7 +90,7 @@ async def stuck_instances(
             i.current_nodes,
             i.updated_at,
         )
-        .where(i.status.in_(OPEN_INSTANCE_STATUSES), i.updated_at < progress_before)
+        .where(i.status.in_(OPEN_INSTANCE_STATUSES), i.updated_at < progress_before, *visible)
         .order_by(i.updated_at, i.id)
         .limit(limit)
     )

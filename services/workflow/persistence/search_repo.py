@@ -136,10 +136,11 @@ class SqlApiReads:
         )
         return [_summary(r) for r in rows]
 
-    def _visible(self, viewer: Viewer) -> Any:
+    def _visible(self, viewer: Viewer, instance: Any = None) -> Any:
+        """:func:`seen_by` on ``workflow_instances`` (or ``instance``, an instance id column)."""
         if self._clock is None:
-            raise RuntimeError("a search filtered for a viewer needs the reads' clock")
-        return seen_by(viewer, self._clock.now())
+            raise RuntimeError("a read filtered for a viewer needs the reads' clock")
+        return seen_by(viewer, self._clock.now(), instance)
 
     async def open_instances_for(
         self, *, business_key: str | None, protocol: str | None, viewer: Viewer | None = None
@@ -200,20 +201,34 @@ class SqlApiReads:
         )
 
     async def dead_letters(
-        self, status: str | None, before: str | None, limit: int, *, instance_id: str | None = None
+        self,
+        status: str | None,
+        before: str | None,
+        limit: int,
+        *,
+        instance_id: str | None = None,
+        viewer: Viewer | None = None,
     ) -> list[DeadLetterView]:
         c = t.dead_letters.c
         query = sa.select(t.dead_letters).order_by(c.id.desc()).limit(max(1, min(limit, MAX_PAGE)))
         if instance_id is not None:
             query = query.where(c.instance_id == instance_id)
+        if viewer is not None:
+            query = query.where(self._visible(viewer, c.instance_id))
         if status is not None:
             query = query.where(c.status == status)
         if before is not None:
             query = query.where(c.id < before)
         return [_letter(r) for r in await self._all(query)]
 
-    async def dead_letter(self, letter_id: str) -> DeadLetterView | None:
-        rows = await self._all(sa.select(t.dead_letters).where(t.dead_letters.c.id == letter_id))
+    async def dead_letter(
+        self, letter_id: str, *, viewer: Viewer | None = None
+    ) -> DeadLetterView | None:
+        c = t.dead_letters.c
+        query = sa.select(t.dead_letters).where(c.id == letter_id)
+        if viewer is not None:
+            query = query.where(self._visible(viewer, c.instance_id))
+        rows = await self._all(query)
         return _letter(rows[0]) if rows else None
 
     async def audit_trail(self, instance_id: str) -> list[AuditView]:
@@ -299,12 +314,13 @@ class SqlApiReads:
             return await ops_reads.step_runs_of(conn, instance_id)
 
     async def stuck_instances(
-        self, progress_before: datetime, limit: int
+        self, progress_before: datetime, limit: int, *, viewer: Viewer | None = None
     ) -> list[StuckInstanceView]:
         # Up to one more than a page, so that a caller can tell that there are more.
+        seen = None if viewer is None else self._visible(viewer)
         async with self._engine.connect() as conn:
             return await ops_reads.stuck_instances(
-                conn, progress_before, max(1, min(limit, MAX_PAGE + 1))
+                conn, progress_before, max(1, min(limit, MAX_PAGE + 1)), seen
             )
 
     async def submissions(self, instance_id: str) -> list[SubmissionView]:

@@ -10,6 +10,7 @@ import msgspec
 
 from contracts.kernel import Actor
 from contracts.workflow.case import READ_ACTIONS
+from services.workflow.runtime.ports.access import Viewer
 
 
 class DeadLetterView(msgspec.Struct, frozen=True, kw_only=True):
@@ -93,12 +94,23 @@ class SubmissionView(msgspec.Struct, frozen=True, kw_only=True):
 
 class OperationReads(Protocol):
     async def dead_letters(
-        self, status: str | None, before: str | None, limit: int, *, instance_id: str | None = None
+        self,
+        status: str | None,
+        before: str | None,
+        limit: int,
+        *,
+        instance_id: str | None = None,
+        viewer: Viewer | None = None,
     ) -> list[DeadLetterView]:
-        """Newest first; only one instance's when ``instance_id`` is given."""
+        """Newest first; only one instance's when ``instance_id`` is given; with ``viewer``,
+        only the letters of cases that person may see (``runtime.services.access``)."""
         ...
 
-    async def dead_letter(self, letter_id: str) -> DeadLetterView | None: ...
+    async def dead_letter(
+        self, letter_id: str, *, viewer: Viewer | None = None
+    ) -> DeadLetterView | None:
+        """The letter; ``None`` when unknown or (with ``viewer``) of a case hidden from them."""
+        ...
 
     async def audit_trail(self, instance_id: str) -> list[AuditView]:
         """The instance's audit entries and those of its tasks, oldest first."""
@@ -110,10 +122,11 @@ class OperationReads(Protocol):
         ...
 
     async def stuck_instances(
-        self, progress_before: datetime, limit: int
+        self, progress_before: datetime, limit: int, *, viewer: Viewer | None = None
     ) -> list[StuckInstanceView]:
         """Open instances whose last progress is older than ``progress_before``, the longest
-        stuck first (the notion of progress the ``stuck`` gauge counts with)."""
+        stuck first (the notion of progress the ``stuck`` gauge counts with); with ``viewer``,
+        only the cases that person may see."""
         ...
 
     async def submissions(self, instance_id: str) -> list[SubmissionView]:

@@ -22,6 +22,7 @@ from litestar.params import FromPath
 from contracts.errors import Forbidden, TramitaError
 from core.i18n import gettext
 from core.localtime import datetime_text
+from services.workflow.api.access import viewer_for
 from services.workflow.api.operation_runs import (
     OPERATORS,
     STARTERS,
@@ -102,11 +103,13 @@ async def _labels(
 async def letter_labels(
     request: Request[Any, Any, Any], ids: list[str]
 ) -> dict[str, tuple[str, str | None]]:
-    """Dead letter id -> (its case's protocol or the id, link to the case)."""
+    """Dead letter id -> (its case's protocol or the id, link to the case); a letter of a case
+    hidden from the person keeps its id only."""
     out: dict[str, tuple[str, str | None]] = {i: (i, None) for i in ids}
     reads, engine = reads_of(request), engine_of(request)
+    viewer = await viewer_for(request, ui_actor(request).id)
     for letter_id in ids:
-        letter = await reads.dead_letter(letter_id) if _is_uuid(letter_id) else None
+        letter = await reads.dead_letter(letter_id, viewer=viewer) if _is_uuid(letter_id) else None
         if letter is None:
             continue
         try:

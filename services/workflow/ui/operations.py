@@ -23,6 +23,7 @@ from litestar.params import FromPath
 from contracts.errors import InvalidTransition, NotFound
 from core.i18n import gettext
 from core.localtime import datetime_text
+from services.workflow.api.access import viewer_for
 from services.workflow.api.operation_runs import operations_of
 from services.workflow.reads.operations import DeadLetterView
 from services.workflow.runtime.services.operations import MAX_ITEMS
@@ -37,7 +38,8 @@ MESSAGES = ("reprocessed", "abandoned", "none_selected")
 
 
 async def _letter(request: Request[Any, Any, Any], letter_id: str) -> DeadLetterView:
-    found = await reads_of(request).dead_letter(letter_id)
+    viewer = await viewer_for(request, ui_actor(request).id)
+    found = await reads_of(request).dead_letter(letter_id, viewer=viewer)
     if found is None:
         raise NotFound("unknown dead letter", dead_letter_id=letter_id)
     return found
@@ -124,7 +126,8 @@ class OperationsController(Controller):
         status = request.query_params.get("status") or "open"
         if status not in STATUSES:
             status = "open"
-        letters = await reads_of(request).dead_letters(status, None, 100)
+        viewer = await viewer_for(request, ui_actor(request).id)
+        letters = await reads_of(request).dead_letters(status, None, 100, viewer=viewer)
         msg = request.query_params.get("msg")
         return page(
             request,

@@ -12,9 +12,10 @@ from typing import Any
 from litestar import Controller, Request, Response, get
 
 from core.i18n import N_, gettext
+from services.workflow.api.access import viewer_for
 from services.workflow.ui.deps import reads_of
 from services.workflow.ui.search import STATUSES
-from services.workflow.ui.web import page, page_requires, platform_of
+from services.workflow.ui.web import page, page_requires, platform_of, ui_actor
 
 STUCK = "/cms/workflow/operations/stuck"
 HOURS_CHOICES: tuple[tuple[int, str], ...] = (
@@ -94,7 +95,10 @@ class StuckInstancesController(Controller):
                 limit=LIMIT,
             )
         now = platform_of(request).clock.now()
-        found = await reads_of(request).stuck_instances(now - timedelta(hours=hours), LIMIT + 1)
+        viewer = await viewer_for(request, ui_actor(request).id)
+        found = await reads_of(request).stuck_instances(
+            now - timedelta(hours=hours), LIMIT + 1, viewer=viewer
+        )
         return page(
             request,
             "stuck.html",
