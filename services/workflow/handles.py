@@ -15,8 +15,8 @@ from contracts.errors import ServiceUnavailable
 if TYPE_CHECKING:
     from services.workflow.documents import DocumentService
     from services.workflow.reads.api_reads import ApiReads
+    from services.workflow.reads.dashboard import DashboardReads
     from services.workflow.reads.drafts import DraftStore
-    from services.workflow.runtime.kernel.dashboard import DashboardReads
     from services.workflow.runtime.ports.telemetry import Telemetry
     from services.workflow.runtime.services.access import AccessPolicy
     from services.workflow.runtime.services.deadline_service import DeadlineService

@@ -19,16 +19,13 @@ from litestar.params import FromQuery, QueryParameter
 from contracts.errors import Forbidden
 from core.auth import actor_of
 from core.localtime import zone
+from services.workflow.api.access import viewer_for
 from services.workflow.api.deps import platform_of
 from services.workflow.api.human_deps import scope_of
 from services.workflow.api.operation_runs import requires_any
 from services.workflow.handles import handles_of, handles_or_none
-from services.workflow.runtime.kernel.dashboard import (
-    DashboardReads,
-    GroupBy,
-    WorkloadRow,
-    window_at,
-)
+from services.workflow.reads.dashboard import DashboardReads
+from services.workflow.runtime.kernel.dashboard import GroupBy, WorkloadRow, window_at
 from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION
 from services.workflow.runtime.services.units import SUPERVISE_PERMISSION
 
@@ -62,8 +59,10 @@ class DashboardController(Controller):
         unit: Annotated[str | None, QueryParameter(max_length=100, pattern=r"^[^\x00]*$")] = None,
     ) -> WorkloadView:
         """Open tasks, due this week, overdue, answered in 90 days and the median time to
-        answer, per queue or per definition, within the caller's view."""
-        oversees = await scope_of(request, actor_of(request).id)
+        answer, per queue or per definition, within the caller's view; the tasks of cases the
+        caller may not see are not counted."""
+        me = actor_of(request).id
+        oversees = await scope_of(request, me)
         if not oversees.supervisor:
             raise Forbidden("the user supervises no unit", code="not_a_supervisor")
         in_view = oversees.queues(unit)
@@ -75,7 +74,8 @@ class DashboardController(Controller):
             else zone(platform.settings.timezone)
         )
         window = window_at(platform.clock.now(), tz)
-        rows = await dashboard_of(request).workload(by, window, in_view)
+        viewer = await viewer_for(request, me)
+        rows = await dashboard_of(request).workload(by, window, in_view, viewer=viewer)
         return WorkloadView(
             by=by,
             unit=unit,

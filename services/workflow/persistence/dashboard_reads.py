@@ -4,6 +4,8 @@ Reads only, in short connections of their own (like ``search_repo.py``). Counts 
 SQL; answer durations are read for the tasks completed in the window and their median taken in
 Python, which both backends then agree on (SQLite has no percentile function). Whether a
 version is in sync is derived from the stored bytes: their SHA-256 against the stored checksum.
+Given a viewer, the tasks and instances of cases hidden from them are left out in SQL with the
+one visibility rule (``access_repo.seen_by``), so no count reveals a hidden case.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from contracts.kernel import Clock
 from services.workflow.persistence import tables as t
+from services.workflow.persistence.access_repo import seen_by
 from services.workflow.runtime.kernel.dashboard import (
     GroupBy,
     VersionState,
@@ -23,6 +27,7 @@ from services.workflow.runtime.kernel.dashboard import (
     WorkloadWindow,
     median_seconds,
 )
+from services.workflow.runtime.ports.access import Viewer
 
 _OPEN = ("ready", "claimed")
 
@@ -32,8 +37,10 @@ def _as_int(value: Any) -> int:
 
 
 class SqlDashboardReads:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, clock: Clock | None = None) -> None:
         self._engine = engine
+        self._clock = clock
+        """Judges grants' expiry in the versions' counts for a viewer (required for one)."""
 
     async def _all(self, query: Any) -> list[Any]:
         async with self._engine.connect() as conn:
@@ -49,11 +56,18 @@ class SqlDashboardReads:
         return t.instances.c.definition_key, joined
 
     async def workload(
-        self, by: GroupBy, window: WorkloadWindow, queues: frozenset[str] | None = None
+        self,
+        by: GroupBy,
+        window: WorkloadWindow,
+        queues: frozenset[str] | None = None,
+        *,
+        viewer: Viewer | None = None,
     ) -> list[WorkloadRow]:
         task = t.tasks.c
         key, source = self._group(by)
         scoped: list[Any] = [] if queues is None else [task.queue.in_(sorted(queues))]
+        if viewer is not None:
+            scoped.append(seen_by(viewer, window.now, instance=task.instance_id))
         is_open = sa.and_(task.status.in_(_OPEN), *scoped)
         counts = (
             sa.select(
@@ -105,8 +119,13 @@ class SqlDashboardReads:
             for k in sorted(rows)
         ]
 
-    async def versions(self) -> list[VersionState]:
+    async def versions(self, *, viewer: Viewer | None = None) -> list[VersionState]:
         v, d, i = t.versions.c, t.definitions.c, t.instances.c
+        visible: list[Any] = []
+        if viewer is not None:
+            if self._clock is None:
+                raise RuntimeError("counts for a viewer need the reads' clock")
+            visible.append(seen_by(viewer, self._clock.now()))
         docs = await self._all(
             sa.select(d.key, d.name, v.id, v.version, v.status, v.checksum, v.schema)
             .join(t.definitions, d.id == v.definition_id)
@@ -114,9 +133,9 @@ class SqlDashboardReads:
         )
         counts: dict[str, dict[str, int]] = defaultdict(dict)
         for r in await self._all(
-            sa.select(i.version_id, i.status, sa.func.count().label("n")).group_by(
-                i.version_id, i.status
-            )
+            sa.select(i.version_id, i.status, sa.func.count().label("n"))
+            .where(*visible)
+            .group_by(i.version_id, i.status)
         ):
             counts[r.version_id][r.status] = _as_int(r.n)
         return [

@@ -28,6 +28,7 @@ from contracts.errors import BadRequest, Forbidden
 from core.charts import bar_chart
 from core.i18n import gettext
 from core.localtime import date_text, datetime_text, zone
+from services.workflow.api.access import viewer_for
 from services.workflow.api.dashboard import dashboard_of
 from services.workflow.runtime.kernel.dashboard import (
     GroupBy,
@@ -92,8 +93,9 @@ async def _measure(
     window = window_at(platform.clock.now(), tz)
     reads = dashboard_of(request)
     in_view = scope.queues(params.get("unit") or None)
-    rows = await reads.workload(by, window, in_view)
-    every_version = await reads.versions()
+    viewer = await viewer_for(request, ui_actor(request).id)
+    rows = await reads.workload(by, window, in_view, viewer=viewer)
+    every_version = await reads.versions(viewer=viewer)
     versions = every_version if in_view is None else []
     if by == "queue":
         every = await inbox_of(request).queues(None)

@@ -1,8 +1,9 @@
 """The supervisor's dashboard as data: workload per queue or per definition, and the state of
 every definition version (instances by status, whether the stored diagram matches its checksum).
 
-The read port is implemented in ``persistence/dashboard_reads.py``; what is pure lives here: the
-local week a "due this week" count means, and the median of answer times. Counts are derived
+The read port (``reads.dashboard.DashboardReads``) is implemented in
+``persistence/dashboard_reads.py``; what is pure lives here: the local week a "due this week"
+count means, and the median of answer times. Counts are derived
 by query every time (seed 004 §5: no counters kept in columns).
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from datetime import datetime, time, timedelta
-from typing import Literal, Protocol
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 import msgspec
@@ -53,20 +54,6 @@ class WorkloadWindow(msgspec.Struct, frozen=True, kw_only=True):
     now: datetime
     week_end: datetime
     answered_since: datetime
-
-
-class DashboardReads(Protocol):
-    async def workload(
-        self, by: GroupBy, window: WorkloadWindow, queues: frozenset[str] | None = None
-    ) -> list[WorkloadRow]:
-        """Open tasks (ready or claimed), due this week, overdue, answered and the median time
-        to answer, grouped by the task's queue or the instance's definition, ordered by key;
-        only the tasks of ``queues`` when given (a supervisor's units)."""
-        ...
-
-    async def versions(self) -> list[VersionState]:
-        """Every stored version with its instances counted by status, by key and version."""
-        ...
 
 
 def week_end(now: datetime, zone: ZoneInfo) -> datetime:
