@@ -165,7 +165,9 @@ class MemoryInstances(_Repo):
             )
         self._db.instances[record.id] = record
 
-    async def in_flight_on(self, version_id: str) -> list[str]:
+    async def in_flight_on(self, version_id: str, *, seen: Any = None) -> list[str]:
+        if seen is not None:
+            raise NotImplementedError("access levels are not kept in memory")
         found = [
             i
             for i in self._db.instances.values()

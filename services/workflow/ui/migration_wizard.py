@@ -19,6 +19,7 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 
 from contracts.errors import NotFound
+from services.workflow.api.access import viewer_for
 from services.workflow.api.migrations import migrator_of
 from services.workflow.api.operation_runs import operations_of
 from services.workflow.runtime.services.migration import Migrator
@@ -88,7 +89,10 @@ async def _form(request: AnyRequest) -> dict[str, list[str]]:
 
 
 async def _candidates(request: AnyRequest, chosen: Chosen) -> list[str]:
-    return await migrator_of(request).candidates(chosen.key, chosen.from_version)
+    """The instances on the source version that the operator may see: a case hidden from them
+    is neither listed nor accepted (it answers like an id that is not a candidate)."""
+    viewer = await viewer_for(request, ui_actor(request).id)
+    return await migrator_of(request).candidates(chosen.key, chosen.from_version, viewer=viewer)
 
 
 async def _picked(

@@ -10,10 +10,12 @@ import sqlalchemy as sa
 from contracts.errors import ConcurrentModification
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
+from services.workflow.persistence.access_repo import seen_by
 from services.workflow.persistence.repositories import struct
 from services.workflow.persistence.write_buffer import Held, WriteBuffer
 from services.workflow.runtime.kernel.state import TERMINAL
 from services.workflow.runtime.ports import InstanceRecord
+from services.workflow.runtime.ports.access import Viewer
 
 
 class SqlInstances:
@@ -94,11 +96,14 @@ class SqlInstances:
         for statement in (q.CANCEL_OPEN_STEP_RUNS, q.CANCEL_OPEN_TASKS):
             await self._db.write(statement, params)
 
-    async def in_flight_on(self, version_id: str) -> list[str]:
+    async def in_flight_on(
+        self, version_id: str, *, seen: tuple[Viewer, datetime] | None = None
+    ) -> list[str]:
         c = t.instances.c
+        visible = [] if seen is None else [seen_by(*seen)]
         rows = await self._db.conn.execute(
             sa.select(c.id)
-            .where(c.version_id == version_id, c.status.not_in(sorted(TERMINAL)))
+            .where(c.version_id == version_id, c.status.not_in(sorted(TERMINAL)), *visible)
             .order_by(c.started_at, c.id)
         )
         return [r.id for r in rows]

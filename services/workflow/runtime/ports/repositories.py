@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from contracts.kernel import Actor, AuditEntry
+from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.ports.records import (
     HistoryRecord,
     InstanceRecord,
@@ -76,8 +77,11 @@ class Instances(Protocol):
         so a store may send it with the commit)."""
         ...
 
-    async def in_flight_on(self, version_id: str) -> list[str]:
-        """Ids of the unfinished instances pinned to a version, oldest first."""
+    async def in_flight_on(
+        self, version_id: str, *, seen: tuple[Viewer, datetime] | None = None
+    ) -> list[str]:
+        """Ids of the unfinished instances pinned to a version, oldest first; with ``seen`` (a
+        viewer and the moment), only those the viewer may see (``runtime.services.access``)."""
         ...
 
 

@@ -36,6 +36,7 @@ from services.workflow.runtime.kernel.migration_plan import (
     plan_instance,
 )
 from services.workflow.runtime.ports import UnitOfWork, VersionRecord
+from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.services.applier import state_from_json
 from services.workflow.runtime.services.engine import Engine
 from services.workflow.runtime.services.token_repair import repair
@@ -87,15 +88,19 @@ class Migrator:
         assert a is not None and b is not None
         return a, b
 
-    async def candidates(self, definition_key: str, version: int) -> list[str]:
-        """Ids of the unfinished instances on a version (for an operator to choose from)."""
+    async def candidates(
+        self, definition_key: str, version: int, *, viewer: Viewer | None = None
+    ) -> list[str]:
+        """Ids of the unfinished instances on a version (for an operator to choose from); with
+        ``viewer``, only the cases that person may see (``runtime.services.access``)."""
+        seen = None if viewer is None else (viewer, self._engine.clock.now())
         async with self._uow() as uow:
             found = await uow.versions.number(definition_key, version)
             if found is None:
                 raise NotFound(
                     N_("unknown version"), definition_key=definition_key, version=version
                 )
-            return await uow.instances.in_flight_on(found.id)
+            return await uow.instances.in_flight_on(found.id, seen=seen)
 
     async def plan(self, request: MigrationRequest) -> MigrationReport:
         """The dry run: what would happen to each chosen instance, and what blocks it."""
