@@ -10,6 +10,11 @@ Once as an administrator (the requests reach the handlers) and once as a user wh
 (every write must answer the documented 403, never something undocumented).
 
 ``schemathesis.toml`` beside this file holds the one setting we change, and why.
+
+The coverage phase (schemathesis's boundary values for every parameter: three quarters of the
+administrator's run, about a minute) runs on PostgreSQL only, where a boundary value has the most
+ways to fail (integer and text limits, NUL bytes, time zones); on SQLite the administrator's run
+keeps the examples, fuzzing and stateful phases.
 """
 
 from __future__ import annotations
@@ -83,8 +88,10 @@ def _schemathesis(
     ],
 )
 async def test_schemathesis_with_every_check_finds_nothing(
-    api: Api, user: str, max_examples: int, phases: str, tmp_path: Path
+    api: Api, backend: str, user: str, max_examples: int, phases: str, tmp_path: Path
 ) -> None:
+    if backend == "sqlite":
+        phases = ",".join(phase for phase in phases.split(",") if phase != "coverage")
     async with serve(api) as base:
         await asyncio.to_thread(
             _schemathesis,
