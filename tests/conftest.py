@@ -56,6 +56,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if sqlite_only_variants:
         config.hook.pytest_deselected(items=sqlite_only_variants)
         items[:] = [item for item in items if item not in sqlite_only_variants]
+    # The slow tests (real processes, seconds to a minute each) first: pytest-xdist's worksteal
+    # gives each worker a contiguous share and an idle worker steals from the end of another's,
+    # so a minute-long test never starts last while the other core has nothing left to do.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 def unavailable(what: str, why: str) -> None:

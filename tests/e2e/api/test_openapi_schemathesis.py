@@ -35,6 +35,7 @@ from tests.e2e.api.served import serve
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
 SEED = os.environ.get("TRAMITA_SCHEMATHESIS_SEED", "18")
+pytestmark = pytest.mark.slow  # a real server and schemathesis's own process, a minute
 
 
 def _schemathesis(
