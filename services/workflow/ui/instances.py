@@ -15,6 +15,7 @@ from core.i18n import N_, gettext
 from core.localtime import DEFAULT_ZONE, datetime_text
 from services.workflow.api.access import access_of, viewer_for
 from services.workflow.api.deadlines import deadlines_of
+from services.workflow.ui.access_pages import access_section
 from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deadline_view import deadline_stories
 from services.workflow.ui.deps import engine_of, reads_of
@@ -109,6 +110,7 @@ class InstancePageController(Controller):
             deadlines=await deadlines_of(request).show(view.id),
             msg=request.query_params.get("msg"),
             access=await access_text(request, view.id),
+            access_form=await access_section(request, view.id),
             status_label=status_labels(),
             is_open=view.status not in TERMINAL_STATUSES,
             task_label={key: gettext(label) for key, label in TASK_STATUSES.items()},

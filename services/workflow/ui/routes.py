@@ -10,6 +10,7 @@ from litestar.static_files import create_static_files_router
 
 from services.workflow.api.access import page_sees_instance
 from services.workflow.ui import LOCALES, STATIC, TEMPLATES, UI_MAX_BODY
+from services.workflow.ui.access_pages import AccessPagesController
 from services.workflow.ui.bulk import BulkController
 from services.workflow.ui.calendar_pages import CalendarPagesController
 from services.workflow.ui.dashboards import DashboardController
@@ -54,6 +55,7 @@ def ui_router() -> Router:
             DashboardController,
             InstancePageController,
             InstanceActionsController,
+            AccessPagesController,
             InstanceReadsController,
             RevealIdentityController,
             QueuePagesController,
