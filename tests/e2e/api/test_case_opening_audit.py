@@ -116,3 +116,32 @@ async def test_opening_a_restricted_case_is_audited_once_per_opening_public_and_
     verified = await asyncio.to_thread(_cli, verify_cmd, "--json")
     assert verified.exit_code == 0, verified.output
     assert json.loads(verified.output)["ok"] is True
+
+
+async def test_opening_a_secret_case_is_audited_for_its_grantee_and_refused_to_the_involved(
+    api: Api, database_url: str, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", database_url)
+    case = await _start(api, "public")
+    await api.drain()
+    reader, admin = user_id(api, "reader"), user_id(api, "admin")
+    classifier = Viewer(user_id=admin, classifier=True)
+    await api.service.access.grant(
+        case["id"], reader, None, viewer=classifier, actor=Actor.system("test"), reason="Parecer"
+    )
+    await api.service.access.change(
+        case["id"],
+        "secret",
+        "lai.art23",
+        viewer=Viewer(user_id=reader),  # the grantee: the answer is read as them
+        actor=Actor.system("test"),
+        reason="Investigação em curso",
+    )
+
+    assert await _open_everywhere(api, case, "reader") == [200, 200, 0]
+    opened = (CASE_OPENED, reader, {"level": "secret"})
+    assert await _openings(api, case["id"]) == [opened] * 3
+
+    refused = await _open_everywhere(api, case, "manager")  # in its task's queue, not granted
+    assert refused[:2] == [404, 404] and refused[2] != 0
+    assert await _openings(api, case["id"]) == [opened] * 3
