@@ -58,7 +58,9 @@ async def access_section(
     active = [g for g in view.grants if g.active(now)]
     names = await names_of(request, [g.user_id for g in active])
     zone_name = zone_of(request)
-    typed = typed or Typed(level=view.level, ground=view.ground or "")
+    typed = typed or Typed()
+    if not typed.level:  # the other form was refused: this one shows the case as it stands
+        typed.level, typed.ground = view.level, view.ground or ""
     return {
         "level": gettext(LEVEL_LABELS[view.level]),
         "ground": gettext(policy.grounds.get(view.ground, view.ground)) if view.ground else "",

@@ -98,6 +98,7 @@ async def test_the_access_section_changes_level_grants_and_revokes(api: Api) -> 
     assert "Ninguém entra no sistema com este nome de usuário." in refused.text
     assert 'id="grant_reason-error"' in refused.text and 'value="ninguem"' in refused.text
     assert 'value="2030-01-01"' in refused.text
+    assert '<option value="secret" selected>' in refused.text  # the level form: as it stands
     refused = await _post(
         api,
         f"{access}/grants",
