@@ -112,6 +112,7 @@ NODE_TYPES: Mapping[str, str] = {
     "exclusive": N_("Decision"),
     "parallel": N_("Parallel paths"),
     "inclusive": N_("Inclusive decision (one or more paths)"),
+    "event_gateway": N_("Wait for the first event"),
     "decision_table": N_("Decision table"),
     "end": N_("End"),
 }

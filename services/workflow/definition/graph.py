@@ -15,6 +15,7 @@ from .model import (
     HUMAN_TYPES,
     ApprovalNode,
     Definition,
+    EventGatewayNode,
     ExclusiveNode,
     InclusiveNode,
     Node,
@@ -48,7 +49,9 @@ def node_edges(node: Node) -> list[Edge]:
         if node.default is not None:
             out.append(Edge(node.id, node.default, "default", "flow"))
         return out
-    if isinstance(node, ParallelNode) and not isinstance(node.next, str):
+    if isinstance(node, EventGatewayNode) or (
+        isinstance(node, ParallelNode) and not isinstance(node.next, str)
+    ):
         return [Edge(node.id, t, f"next[{i}]", "flow") for i, t in enumerate(node.next)]
     outcomes = node.outcomes if isinstance(node, ApprovalNode | UserTaskNode) else None
     if outcomes:

@@ -253,6 +253,14 @@ class InclusiveNode(_NodeBase, tag="inclusive", frozen=True, kw_only=True):
     next: str | None = None
 
 
+class EventGatewayNode(_NodeBase, tag="event_gateway", frozen=True, kw_only=True):
+    """An event-based gateway (BPMN 2.0 §13.3.5): each ``next`` is a catch (a timer, or a task
+    a message completes through ``POST /api/v1/messages``); the first to happen wins and the
+    others are cancelled in the same decision."""
+
+    next: Annotated[tuple[str, ...], Meta(min_length=2)]
+
+
 class DecisionTableNode(_NodeBase, tag="decision_table", frozen=True, kw_only=True):
     """The table stays opaque here; the rules package owns its format and compilation."""
 
@@ -277,6 +285,7 @@ Node: TypeAlias = (
     | ExclusiveNode
     | ParallelNode
     | InclusiveNode
+    | EventGatewayNode
     | DecisionTableNode
     | EndNode
 )
@@ -293,7 +302,14 @@ WORK_TYPES: Final = (
     NotificationNode,
     DecisionTableNode,
 )
-INLINE_TYPES: Final = (StartNode, ExclusiveNode, ParallelNode, InclusiveNode, EndNode)
+INLINE_TYPES: Final = (
+    StartNode,
+    ExclusiveNode,
+    ParallelNode,
+    InclusiveNode,
+    EventGatewayNode,
+    EndNode,
+)
 
 
 class Retention(_Strict, frozen=True, kw_only=True):

@@ -13,11 +13,20 @@ from contracts.errors import DefinitionInvalid, FieldError
 
 from .checks import Collector, check_context_keys, check_names, check_structure
 from .dataflow import available_keys, dataflow_errors
+from .event_gateways import event_gateway_errors
 from .expressions import CompiledExpressions, compile_expressions
 from .forkjoin import ForkJoin, analyse_forks
 from .graph import Graph
 from .messages import N_, NOT_VALID
-from .model import Definition, EndNode, ExclusiveNode, InclusiveNode, ParallelNode, StartNode
+from .model import (
+    Definition,
+    EndNode,
+    EventGatewayNode,
+    ExclusiveNode,
+    InclusiveNode,
+    ParallelNode,
+    StartNode,
+)
 from .node_checks import check_nodes
 from .ports import ExpressionCompiler, KnownNames, TableCompiler
 
@@ -65,7 +74,7 @@ def _inline_cycles(graph: Graph, out: Collector) -> None:
     inline = {
         nid
         for nid, n in graph.nodes.items()
-        if isinstance(n, ExclusiveNode | ParallelNode | InclusiveNode)
+        if isinstance(n, ExclusiveNode | ParallelNode | InclusiveNode | EventGatewayNode)
     }
     for cycle in graph.cycles_within(inline):
         loop = " → ".join(f"`{n}`" for n in [*cycle, cycle[0]])
@@ -104,6 +113,7 @@ def analyse(
     _inline_cycles(graph, out)
     forks = analyse_forks(graph, start)
     out.errors.extend(forks.errors)
+    out.errors.extend(event_gateway_errors(graph))
     available = available_keys(graph, start, reachable, forks) if start is not None else {}
     out.errors.extend(dataflow_errors(graph, available, forks))
     expressions = compile_expressions(graph, available, compiler, tables)

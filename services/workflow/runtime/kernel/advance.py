@@ -2,7 +2,7 @@
 
 ``decide()`` copies the state into a :class:`Run`, applies one event and lets the run advance
 every moved token through the nodes the engine executes inline (start, exclusive, parallel,
-inclusive, end)
+inclusive, event gateway, end)
 until each rests where work is needed (a step, a task, a timer) or is consumed. Still pure: the
 only inputs are the compiled model, the state and ``now``.
 """
@@ -18,6 +18,7 @@ from services.workflow.definition.model import (
     WORK_TYPES,
     DeadlineRef,
     EndNode,
+    EventGatewayNode,
     ExclusiveNode,
     HumanNode,
     InclusiveNode,
@@ -36,7 +37,8 @@ from .effects import (
     Transitioned,
 )
 from .failures import rule_cause
-from .joins import Joins, parent_of
+from .joins import parent_of
+from .races import Races
 from .state import (
     FailureInfo,
     InstanceStatus,
@@ -49,7 +51,7 @@ MAX_INLINE_MOVES: Final = 1000
 """Validation forbids loops made only of gateways; this bound is the safety net behind it."""
 
 
-class Run(Joins):
+class Run(Races):
     """The working copy of one decision (:class:`~.run_state.RunState`) and its moves: arriving
     at each kind of node, routing, forks and joins, opening tasks and timers, and ending."""
 
@@ -105,6 +107,8 @@ class Run(Joins):
             else:
                 self.rest(token_id, node.id, self.entries.get(node.id, 0) + 1, "arrived_at_join")
                 self.inclusive_join(node, parent_of(token_id))
+        elif isinstance(node, EventGatewayNode):
+            self.event_gateway(token_id, node)
         elif isinstance(node, WORK_TYPES):
             ag = self.enter_count(node_id)
             self.rest(token_id, node_id, ag, "active")

@@ -61,7 +61,7 @@ def _complete_human(
     target = outcomes[outcome] if outcomes and outcome is not None else getattr(node, "next", None)
     assert isinstance(target, str)
     cause = f"task_completed:{outcome}" if outcome else "task_completed"
-    run.move(token, target, cause)
+    run.move(run.win_race(token), target, cause)
 
 
 def _outcome_requirements(
@@ -229,7 +229,7 @@ def timer_fired(run: Run, state: InstanceState, event: TimerFired) -> None:
     node = run.m.nodes[token.node_id]
     if isinstance(node, TimerNode):
         run.complete_node(token, None)
-        run.move(token, node.next, "timer")
+        run.move(run.win_race(token), node.next, "timer")
         return
     assert isinstance(node, HUMAN_TYPES)
     timer = next(t for t in node.timers if t.id == event.timer_id)
