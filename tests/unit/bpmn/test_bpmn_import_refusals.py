@@ -38,7 +38,6 @@ REFUSED_IN_PROCESS = {
     "scriptTask": (
         '<bpmn:scriptTask id="X1" scriptFormat="js"><bpmn:script>1</bpmn:script></bpmn:scriptTask>'
     ),
-    "eventBasedGateway": '<bpmn:eventBasedGateway id="X1"/>',
     "complexGateway": '<bpmn:complexGateway id="X1"/>',
     "subProcess": '<bpmn:subProcess id="X1"><bpmn:startEvent id="inner"/></bpmn:subProcess>',
     "adHocSubProcess": '<bpmn:adHocSubProcess id="X1"/>',

@@ -70,10 +70,6 @@ _CHOREOGRAPHY = N_("choreographies are outside the scope of an internal workflow
 #: (msgids: the reader sees them in their language).
 REASONS: Final = {
     "scriptTask": N_("scripts run code, and Tramita never runs code from a diagram"),
-    "eventBasedGateway": N_(
-        "event-based gateways need message correlation, planned for a later phase, not part "
-        "of the v1 subset"
-    ),
     "complexGateway": N_("complex gateways are not supported"),
     "subProcess": N_("subprocesses are planned for a later phase, not part of the v1 subset"),
     "adHocSubProcess": N_(

@@ -42,6 +42,7 @@ EXPORT_ELEMENTS: Final = {
     "exclusive": "exclusiveGateway",
     "parallel": "parallelGateway",
     "inclusive": "inclusiveGateway",
+    "event_gateway": "eventBasedGateway",
 }
 _STRUCTURAL: Final = frozenset(
     {"id", "type", "name", "next", "outcomes", "branches", "default", "timers"}
@@ -60,7 +61,8 @@ class _Flow:
 def kind_of(node_type: object) -> Kind:
     if node_type in ("start", "end", "timer"):
         return "event"
-    return "gateway" if node_type in ("exclusive", "parallel", "inclusive") else "task"
+    gateways = ("exclusive", "parallel", "inclusive", "event_gateway")
+    return "gateway" if node_type in gateways else "task"
 
 
 def _expression(parent: Any, local: str, text: str, language: str | None = None) -> Any:
@@ -103,6 +105,7 @@ class _Exporter:
         self.error_ids: dict[str, str] = {}
         self.incoming: dict[str, list[str]] = {}
         self.outgoing: dict[str, list[str]] = {}
+        self.awaited: set[str] = set()
 
     def _flow(self, source: str, target: str) -> _Flow:
         flow = _Flow(self.ids.take(f"{source}_to_{target}"), source, target)
@@ -115,6 +118,8 @@ class _Exporter:
         for node in self.nodes:
             node_id = str(node["id"])
             nexts = node.get("next")
+            if node.get("type") == "event_gateway" and isinstance(nexts, list):
+                self.awaited.update(str(t) for t in nexts)
             for target in nexts if isinstance(nexts, list) else [nexts] if nexts else []:
                 self._flow(node_id, target)
             for outcome, target in (node.get("outcomes") or {}).items():
@@ -168,6 +173,8 @@ class _Exporter:
     def node(self, process: Any, node: Mapping[str, Any]) -> None:
         node_id, node_type = str(node["id"]), node.get("type")
         local = EXPORT_ELEMENTS.get(str(node_type), "task")
+        if node_type == "user_task" and node_id in self.awaited:
+            local = "receiveTask"  # what an event-based gateway may wait for (BPMN §10.6.6)
         element = etree.SubElement(process, q(BPMN, local), id=node_id)
         writer = FieldWriter(element)
         if "name" in node:

@@ -156,6 +156,8 @@ def _wire_plain(
     if source.node_type == "end":
         for flow in source.flows:
             problems.add(flow, "flow.from_end", N_("an end event cannot have outgoing flows"))
+    elif source.node_type == "event_gateway":
+        source.target["next"] = targets  # always a list: validation wants two or more
     elif len(targets) == 1:
         source.target["next"] = targets[0]
         sources.refs[f"{source.owner}.next"] = origin_of(source.flows[0])

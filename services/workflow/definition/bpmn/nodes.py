@@ -33,6 +33,7 @@ ELEMENT_TYPES: Final[dict[str, tuple[str | None, frozenset[str] | None]]] = {
     "exclusiveGateway": ("exclusive", frozenset()),
     "parallelGateway": ("parallel", frozenset()),
     "inclusiveGateway": ("inclusive", frozenset()),
+    "eventBasedGateway": ("event_gateway", frozenset()),
     "intermediateCatchEvent": (None, frozenset()),
     "intermediateThrowEvent": (None, frozenset()),
 }
