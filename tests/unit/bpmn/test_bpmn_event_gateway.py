@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from bpmnkit import NS, semantic_errors, xsd_errors
 
+from contracts.errors import DefinitionInvalid
 from services.workflow.definition.bpmn import export_bpmn, import_bpmn, normalise
 
 RACE: dict[str, Any] = {
@@ -112,3 +114,17 @@ def test_an_event_gateway_leading_to_a_step_is_refused_naming_both() -> None:
     errors = [e for e in found if e.code.startswith("event_gateway")]
     assert [e.code for e in errors] == ["event_gateway_target"]
     assert "`gateway_race`" in errors[0].message and "`step`" in errors[0].message
+
+
+@pytest.mark.parametrize("attribute", ['instantiate="true"', 'eventGatewayType="Parallel"'])
+def test_an_instantiating_or_parallel_event_gateway_is_refused(attribute: str) -> None:
+    xml = MODELER.replace(
+        '<bpmn:eventBasedGateway id="Gateway_race"/>',
+        f'<bpmn:eventBasedGateway id="Gateway_race" {attribute}/>',
+    )
+    with pytest.raises(DefinitionInvalid) as caught:
+        import_bpmn(xml.encode())
+    found = [f"{e.path} | {e.code}" for e in caught.value.errors]
+    assert found == [
+        'bpmn:eventBasedGateway id="Gateway_race" line 6 | bpmn.unsupported.event_gateway'
+    ]

@@ -108,6 +108,16 @@ def event_definitions(element: Any, problems: Problems) -> list[Any] | None:
             element, "unsupported.compensation", N_("compensation activities are not supported")
         )
         ok = False
+    if element.get("instantiate") == "true" or element.get("eventGatewayType") == "Parallel":
+        problems.add(
+            element,
+            "unsupported.event_gateway",
+            N_(
+                "an event-based gateway here waits for the first of its events on a running "
+                "case; instantiating or parallel ones are not supported"
+            ),
+        )
+        ok = False
     return found if ok else None
 
 
