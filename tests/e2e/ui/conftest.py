@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import uvicorn
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 
 from core.app import Platform
 from core.clock import FixedClock
@@ -43,6 +43,10 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# An expectation waits up to 15 s (Playwright's default is 5): on a loaded 2-core machine the
+# diagram bundle alone has taken longer than 5 s to parse and draw. A passing check returns as
+# soon as it holds, so this only changes how long a real failure takes to report.
+expect.set_options(timeout=15_000)
 PASSWORD = "senha-de-teste-123"
 STAFF = (
     (AUTHOR_ID, "autora", "Autora", "diario.redacao"),
