@@ -16,6 +16,7 @@ from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from tests.integration.human.casework import CaseworkPlugin
 from tests.integration.human.kit import BOSS, open_case, staff
+from tests.integration.processes import release_together
 
 ROOT = Path(__file__).parents[3]
 
@@ -87,14 +88,7 @@ async def test_two_concurrent_ticks_fire_each_timer_once(
         )
         for _ in range(2)
     ]
-    for proc in procs:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.strip() == "ready", proc.stderr.read() if proc.stderr else line
-    for proc in procs:
-        assert proc.stdin is not None
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
+    release_together(procs)
     fired = []
     for proc in procs:
         out, err = proc.communicate(timeout=120)

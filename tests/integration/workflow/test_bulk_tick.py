@@ -20,6 +20,7 @@ from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.persistence import tables as t
 from tests.fakes.boot import booted
+from tests.integration.processes import release_together
 
 ROOT = Path(__file__).parents[3]
 PROCESS = "tests.integration.workflow.tick_process"
@@ -101,14 +102,7 @@ def _race(database_url: str, later: str, processes: int) -> list[int]:
         )
         for _ in range(processes)
     ]
-    for proc in procs:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.strip() == "ready", proc.stderr.read() if proc.stderr else line
-    for proc in procs:
-        assert proc.stdin is not None
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
+    release_together(procs)
     fired = []
     for proc in procs:
         out, err = proc.communicate(timeout=600)

@@ -15,6 +15,7 @@ from contracts.workflow.types import StartRequest
 from services.workflow.bootstrap import WorkflowService
 from tests.fakes.purchase import order
 from tests.integration.human.casework import uid
+from tests.integration.processes import release_together
 
 ROOT = Path(__file__).parents[3]
 pytestmark = pytest.mark.slow
@@ -46,14 +47,7 @@ def race(
         )
         for group in groups
     ]
-    for proc in procs:  # wait until every contender has booted
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.strip() == "ready", proc.stderr.read() if proc.stderr else line
-    for proc in procs:
-        assert proc.stdin is not None
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
+    release_together(procs)
     results = []
     for proc in procs:
         out, err = proc.communicate(timeout=120)

@@ -19,6 +19,7 @@ from contracts.workflow.types import StartRequest
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from tests.fakes.boot import booted
+from tests.integration.processes import release_together
 from tests.integration.workflow.test_event_gateway import RacePlugin
 
 ROOT = Path(__file__).parents[3]
@@ -46,14 +47,7 @@ def contenders(database_url: str, now: str, instances: list[str]) -> list[dict[s
         )
         for action in ("tick", "message")
     ]
-    for proc in procs:  # wait until both have booted
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.strip() == "ready", proc.stderr.read() if proc.stderr else line
-    for proc in procs:
-        assert proc.stdin is not None
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
+    release_together(procs)
     results: list[dict[str, object]] = []
     for proc in procs:
         out, err = proc.communicate(timeout=120)

@@ -21,6 +21,7 @@ from core.settings import Settings
 from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.numbering import format_nup
 from tests.integration.deadlines.esic import ESIC, OFFICER
+from tests.integration.processes import release_together
 
 ROOT = Path(__file__).parents[3]
 OUVIDORIA = {**ESIC, "key": "ouvidoria.case", "protocol_prefix": "OUV"}
@@ -122,14 +123,7 @@ def _race(database_url: str, processes: int, each: int) -> list[dict[str, object
         )
         for i in range(processes)
     ]
-    for proc in procs:  # wait until every contender has booted
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.strip() == "ready", proc.stderr.read() if proc.stderr else line
-    for proc in procs:
-        assert proc.stdin is not None
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
+    release_together(procs)
     results = []
     for proc in procs:
         out, err = proc.communicate(timeout=120)
