@@ -298,7 +298,7 @@ async def _editor(
         conflict=conflict,
         message=params.get("msg"),
         message_node=node if IDENTIFIER.match(node) else None,
-        removed=removed_from_query(params.get("removed")),
+        removed=removed_from_query(params.get("removed"), doc),
         latest=await _latest(request, draft.definition_key),
         queues=sorted(known.queues),
         handlers=sorted(known.handlers),

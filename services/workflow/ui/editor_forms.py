@@ -182,14 +182,16 @@ def back_to(page_url: str, msg: str, applied: Applied) -> str:
     return f"{page_url}?{query}{anchor}"
 
 
-def removed_from_query(raw: str | None) -> list[str]:
-    """Rebuilt from keys (never echoed): a crafted link cannot put words on the page."""
+def removed_from_query(raw: str | None, document: Mapping[str, Any] | None = None) -> list[str]:
+    """Rebuilt from keys (never echoed): a crafted link cannot put words on the page; the
+    draft tells what a source is (an event gateway's ``next.0`` is a wait, not a branch)."""
+    types = {str(n.get("id")): n.get("type") for n in nodes_of(document or {})}
     found = []
     for item in (raw or "").split(","):
         match = _REMOVED.match(item)
         if match:
             source, key, target = match.groups()
-            found.append(f"{source} {label_of(key)} {target}")
+            found.append(f"{source} {label_of(key, types.get(source))} {target}")
     return found
 
 

@@ -30,6 +30,8 @@ from services.workflow.definition.drafts.ops import (
 
 GATEWAYS: Final = ("exclusive", "inclusive")
 """The gateways whose transitions carry conditions and a default path."""
+EVENTS: Final = ("timer", "user_task", "manual_task")
+"""What an event-based gateway waits for: a timer, or a task a message completes."""
 
 
 def connect(
@@ -48,15 +50,19 @@ def connect(
     ``default`` (taken only when no condition holds) and else its one ``next`` (an inclusive
     join's way out; a gateway forks or joins, never both). An approval needs an ``outcome``; a
     user task takes either an outcome or its one ``next``; a parallel gateway adds a branch to
-    its fork; everything else has one ``next``, which is replaced (the replaced transition is
-    reported in ``removed``, as a replaced default is). An ``outcome_name`` is what people read
-    on the outcome's button (``outcome_names``).
+    its fork; an event-based gateway adds a wait to its list ``next`` (a timer, or a user or
+    manual task without deadlines, which a message completes); everything else has one
+    ``next``, which is replaced (the replaced transition is reported in ``removed``, as a
+    replaced default is). An ``outcome_name`` is what people read on the outcome's button
+    (``outcome_names``).
     """
     outcome_name = outcome_name.strip()
     kind = str(find(document, source).get("type"))
     errors: dict[str, str | None] = {"target": target_error(document, target)}
     if kind == "end":
         errors["target"] = gettext("An end step has no outgoing transitions.")
+    elif kind == "event_gateway" and errors["target"] is None:
+        errors["target"] = _event_error(find(document, source), find(document, target))
     errors["outcome"] = _outcome_error(kind, outcome)
     if outcome_name and not outcome:
         errors["outcome_name"] = gettext("Only an outcome has a name: give the outcome too.")
@@ -86,6 +92,32 @@ def _default_error(kind: str, condition: str, default: bool) -> str | None:
     if condition:
         return gettext("The default path has no condition: leave the condition empty.")
     return None
+
+
+def _event_error(gateway: Node, caught: Node) -> str | None:
+    """An event-based gateway's way out waits alone for one event (validation says the rest:
+    that the gateway is its only way in, and that it has at least two)."""
+    target = str(caught.get("id"))
+    if caught.get("type") not in EVENTS:
+        return gettext(
+            "An event-based gateway waits for timers and for user or manual tasks that a"
+            " message completes: %(node)s is not one of them."
+        ) % {"node": target}
+    if timers_of(caught):
+        return gettext(
+            "%(node)s has deadlines of its own: remove them, the gateway's other ways out"
+            " are its timers."
+        ) % {"node": target}
+    if target in _waits(gateway):
+        return gettext("There is already a transition to %(node)s.") % {"node": target}
+    return None
+
+
+def _waits(node: Node) -> list[str]:
+    nxt = node.get("next")
+    if isinstance(nxt, str):
+        return [nxt]
+    return [str(t) for t in nxt] if isinstance(nxt, list) else []
 
 
 def _outcome_error(kind: str, outcome: str) -> str | None:
@@ -118,6 +150,9 @@ def _link_into(
         raise OpError({"outcome": gettext("This task leaves by outcomes: give the outcome.")})
     if kind == "parallel":
         return _fork_into(node, target)
+    if kind == "event_gateway":
+        node["next"] = [*_waits(node), target]  # always a list, as the format wants
+        return []
     node["next"] = target
     return [existing["next"]] if "next" in existing else []
 

@@ -32,6 +32,7 @@ NODE_TYPES: Final = (
     "exclusive",
     "inclusive",
     "parallel",
+    "event_gateway",
     "decision_table",
     "end",
 )
@@ -108,11 +109,12 @@ def find(document: Mapping[str, Any], node_id: str) -> Node:
     raise UnknownNode(node_id)
 
 
-def label_of(key: str) -> str:
-    """How the page reads a transition out, from its key (``outcome.approve``...)."""
+def label_of(key: str, kind: object = None) -> str:
+    """How the page reads a transition out, from its key and its source's type (``kind``)."""
     field, _, rest = key.partition(".")
     if field == "next":
-        return gettext("parallel branch to") if rest else gettext("goes to")
+        waits = gettext("waits for") if kind == "event_gateway" else gettext("parallel branch to")
+        return waits if rest else gettext("goes to")
     if field == "outcome":
         return gettext("outcome «%(outcome)s» to") % {"outcome": rest}
     if field == "branch":
@@ -139,7 +141,7 @@ def links(node: Mapping[str, Any]) -> list[Link]:
     timed = [t for t in timers_of(node) if isinstance(t.get("next"), str)]
     keyed.extend((f"timer.{t.get('id')}", t["next"]) for t in timed)
     keyed.extend((f"error.{i}.{r.get('code')}", r.get("next")) for i, r in errors_of(node))
-    return [Link(key, label_of(key), str(target)) for key, target in keyed]
+    return [Link(key, label_of(key, node.get("type")), str(target)) for key, target in keyed]
 
 
 def dict_field(holder: Mapping[str, Any], field: str) -> dict[str, Any]:
