@@ -210,6 +210,10 @@ MIGRATION_BLOCKERS: Mapping[str, str] = {
     "parallel_branches_split": N_("the parallel branches would land on different forks"),
     "parallel_branches_merged": N_("two parallel branches would land on the same branch"),
     "join_arity_changed": N_("the join in the target version waits for another number of branches"),
+    "event_gateway_waiting": N_(
+        "the case waits at an event-based gateway for the first of its events: migrate it once"
+        " one has happened"
+    ),
     "changed_since_dry_run": N_("the case changed since the dry run"),
 }
 """Why the migration planner blocks an instance (``Blocker.code``)."""

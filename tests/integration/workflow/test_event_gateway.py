@@ -17,8 +17,12 @@ from contracts.kernel import Actor
 from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import StartRequest, StepInput, StepResult
 from core.clock import FixedClock
+from core.i18n import gettext
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.definition.bpmn import export_bpmn, import_bpmn
+from services.workflow.labels import blocker_words
+from services.workflow.runtime.kernel.migration_plan import MigrationRequest
+from services.workflow.runtime.services.migration import Migrator
 from tests.fakes.boot import booted
 
 OFFICER = Actor(id="officer")
@@ -184,3 +188,33 @@ async def test_an_event_gateway_drawn_in_bpmn_publishes_and_runs(
     await service.delivery.drain()
     assert (await service.engine.status(instance_id)).status == "completed"
     assert plugin.recorder.taken == ["answered"]
+
+
+async def test_a_case_waiting_at_the_gateway_is_not_migrated_and_one_past_it_is(
+    service: WorkflowService, clock: FixedClock, plugin: RacePlugin
+) -> None:
+    past = await _start(service)
+    clock.advance(timedelta(days=10))
+    racing = await _start(service)
+    assert await service.engine.tick() == 1  # past's timer won; racing's is due in ten days
+    renamed = flow("race.demand")
+    renamed["nodes"][2]["name"] = "Resposta do interessado"
+    await service.engine.publisher.publish(renamed, actor=OFFICER)
+    request = MigrationRequest(
+        definition_key="race.demand", from_version=1, to_version=2, instance_ids=(racing, past)
+    )
+    report = await Migrator(service.engine, service.uow_factory).migrate(request, actor=OFFICER)
+    blocked, moved = report.instances
+    assert (blocked.result, moved.result) == ("blocked", "migrated")
+    (why,) = blocked.blockers
+    assert (why.code, why.node_id, why.keys) == ("event_gateway_waiting", "race", ("reply", "wait"))
+    assert blocker_words(why.code, why.keys, gettext).startswith(
+        "o processo aguarda, num gateway de eventos, o primeiro dos seus eventos"
+    )
+    assert (await service.engine.status(racing)).definition_version == 1
+    assert await _signal(service, racing, "reply") == "ok"  # its race goes on, untouched
+    await service.delivery.drain()
+    for instance_id, version in ((past, 2), (racing, 1)):
+        view = await service.engine.status(instance_id)
+        assert (view.status, view.definition_version) == ("completed", version)
+    assert sorted(plugin.recorder.taken) == ["answered", "lapsed"]

@@ -15,7 +15,15 @@ from contracts.errors import FieldError
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.forkjoin import analyse_forks
 from services.workflow.definition.graph import Graph, is_join
-from services.workflow.definition.model import HUMAN_TYPES, WORK_TYPES, Node, TimerNode, node_type
+from services.workflow.definition.model import (
+    HUMAN_TYPES,
+    WORK_TYPES,
+    EventGatewayNode,
+    Node,
+    TimerNode,
+    node_type,
+)
+from services.workflow.runtime.kernel.joins import parent_of
 from services.workflow.runtime.kernel.state import InstanceState, Token
 
 Action = Literal["keep", "reenter", "blocked"]
@@ -269,14 +277,49 @@ def plan_instance(
     """Every token's fate in a migration from ``a`` to ``b``, and what blocks it. Pure."""
     if state.finished or state.status in ("created", "compensating"):
         return (), (Blocker(code=f"instance_{state.status}"),)
-    plans, blockers = [], []
+    racing, blockers = _races(a, state)
+    plans = []
     for token in state.tokens:
+        if token.id in racing:
+            to = mapping.get(token.node_id, token.node_id if token.node_id in b.nodes else None)
+            plans.append(
+                TokenPlan(
+                    token_id=token.id,
+                    status=token.status,
+                    from_node=token.node_id,
+                    to_node=to,
+                    action="blocked",
+                )
+            )
+            continue
         plan, found = _token_plan(a, b, token, mapping, set(state.context))
         plans.append(plan)
         blockers += found
     if not blockers:
         blockers += _parallel_blockers(b, plans)
     return tuple(plans), tuple(blockers)
+
+
+def _races(a: CompiledModel, state: InstanceState) -> tuple[set[str], list[Blocker]]:
+    """Tokens waiting at an event-based gateway's ways out, and one blocker per race: its
+    waits (timers, tasks a message completes) are armed together and decided by the first
+    event, so no mapping can move them one by one; the instance migrates once one happened."""
+    waits: dict[tuple[str, str], list[Token]] = {}
+    for token in state.tokens:
+        preds = a.predecessors.get(token.node_id, ())
+        gateway = a.nodes[preds[0]] if len(preds) == 1 else None
+        if isinstance(gateway, EventGatewayNode):
+            waits.setdefault((parent_of(token.id), gateway.id), []).append(token)
+    blockers = [
+        Blocker(
+            code="event_gateway_waiting",
+            token_id=parent,
+            node_id=gateway,
+            keys=tuple(sorted(t.node_id for t in tokens)),
+        )
+        for (parent, gateway), tokens in sorted(waits.items())
+    ]
+    return {t.id for tokens in waits.values() for t in tokens}, blockers
 
 
 def repair_blockers(
