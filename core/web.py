@@ -230,12 +230,17 @@ def _template_config(platform: Platform, routes: list[Any]) -> TemplateConfig[An
     )
 
 
+async def _close_platform(app: Litestar) -> None:
+    platform: Platform = app.state.platform
+    await platform.close()
+
+
 def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
-    """Build the application for an already booted platform (lifespan closes it)."""
+    """Build the application for an already booted platform (lifespan closes it).
 
-    async def _close() -> None:
-        await platform.close()
-
+    Handlers, middleware and the shutdown hook read the platform from ``app.state`` on each
+    request; what is fixed at construction is the route set, the template directories, the
+    time zone the pages show and the trusted proxies."""
     routes = [*platform.host.routes(), *platform.collected.routes]
     structs = StrictStructSchemaPlugin()
     return Litestar(
@@ -247,7 +252,7 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
             HTTPException: http_error_handler,
             Exception: internal_error_handler,
         },
-        on_shutdown=[_close],
+        on_shutdown=[_close_platform],
         # Proxy headers first, so that rate limits and login throttling see the real client
         # (forwarded headers count only from the configured proxies); then the locale (error
         # pages read it), then the boundary: input no database can store is refused before an

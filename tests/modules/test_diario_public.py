@@ -12,12 +12,12 @@ from litestar.testing import AsyncTestClient
 
 from core.app import Platform
 from core.clock import FixedClock
-from core.web import create_app
 from modules.diario.config import DiarioConfig
 from modules.diario.editions import EditionDesk
 from modules.diario.plugin import RUNTIME
 from modules.diario.records import ActStore
 from modules.diario.tables import edition_pdfs
+from tests.apps import client_for
 from tests.modules.gazette_kit import OTHER, approved, gazette_config, published
 
 pytestmark = pytest.mark.db
@@ -34,7 +34,7 @@ async def site(
     await published(store, "Portaria <b>1</b>")
     await desk.compose(1, actor=OTHER)
     await desk.extra([(await approved(store, "Decreto urgente")).id], actor=OTHER)
-    async with AsyncTestClient(app=create_app(plain)) as client:
+    async with client_for(plain) as client:
         yield client, config
 
 

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from litestar.testing import AsyncTestClient
 from opskit import EMAIL, NAME, publish_personal, start
 from prometheus_client.parser import text_string_to_metric_families
 
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
 from core.clock import FixedClock
-from core.web import create_app
 from services.workflow.bootstrap import WorkflowService
+from tests.apps import client_for
 from tests.fakes.purchase import PurchasePlugin, order, rejected, retryable
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -28,7 +27,7 @@ STEPS = {
 
 
 async def scrape_text(wf: WorkflowService) -> str:
-    async with AsyncTestClient(create_app(wf.platform)) as client:  # type: ignore[arg-type]
+    async with client_for(wf.platform) as client:  # type: ignore[arg-type]
         response = await client.get("/metrics")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")

@@ -17,8 +17,8 @@ from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
-from core.web import create_app
 from services.workflow.bootstrap import WorkflowService, service_of
+from tests.apps import app_for
 from tests.e2e.api.esic_like import EsicLikePlugin
 from tests.fakes.purchase import PurchasePlugin
 
@@ -99,15 +99,15 @@ def purchase() -> PurchasePlugin:
 async def api(database_url: str, clock: FixedClock, purchase: PurchasePlugin) -> AsyncIterator[Api]:
     platform = await boot_platform(database_url, clock, purchase)
     tokens = await make_users(platform)
-    app = create_app(platform)
-    async with AsyncTestClient(app=app) as client:
-        yield Api(
-            platform=platform,
-            service=service_of(platform),
-            client=client,
-            purchase=purchase,
-            tokens=tokens,
-        )
+    with app_for(platform) as app:
+        async with AsyncTestClient(app=app) as client:
+            yield Api(
+                platform=platform,
+                service=service_of(platform),
+                client=client,
+                purchase=purchase,
+                tokens=tokens,
+            )
 
 
 async def start_purchase(api: Api, value: float, *, user: str = "requester", **headers: Any) -> Any:

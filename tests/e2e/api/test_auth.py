@@ -8,7 +8,6 @@ from litestar import Litestar
 
 from core.auth import issue_token, permission_of
 from core.clock import FixedClock
-from core.web import create_app
 from tests.e2e.api.conftest import Api
 
 UNGUARDED_PREFIXES = (
@@ -40,7 +39,7 @@ def _unguarded_routes(app: Litestar) -> list[str]:
 
 
 async def test_every_route_declares_the_permission_it_needs(api: Api) -> None:
-    app = create_app(api.platform)
+    app = api.client.app
     assert [r.path for r in app.routes if r.path.startswith("/api/v1")], "no API routes found"
     assert _unguarded_routes(app) == []
 

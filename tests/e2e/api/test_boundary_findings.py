@@ -7,11 +7,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from litestar.testing import AsyncTestClient
 
 from core.clock import FixedClock
-from core.web import create_app
 from services.workflow.bootstrap import service_of
+from tests.apps import client_for
 from tests.e2e.api.conftest import Api, boot_platform, make_users, start_purchase
 from tests.e2e.api.human_helpers import claim, open_tasks
 from tests.fakes.purchase import PurchasePlugin, order
@@ -174,7 +173,7 @@ async def small_context_api(
     monkeypatch.setenv("TRAMITA_WF_MAX_CONTEXT_BYTES", "4096")
     platform = await boot_platform(database_url, clock, purchase)
     tokens = await make_users(platform)
-    async with AsyncTestClient(app=create_app(platform)) as client:
+    async with client_for(platform) as client:
         yield Api(platform, service_of(platform), client, purchase, tokens)
 
 

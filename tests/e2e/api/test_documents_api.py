@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from litestar.testing import AsyncTestClient
 
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
@@ -18,9 +17,9 @@ from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
-from core.web import create_app
 from services.workflow.bootstrap import service_of
 from services.workflow.ui.web import SESSION_COOKIE, open_session
+from tests.apps import client_for
 from tests.integration.documents.docsplugin import DocsPlugin
 from tests.unit.core.test_pdf import pdf_text
 
@@ -91,7 +90,7 @@ async def docs(
             actor=Actor.system("test"),
         )
     )
-    async with AsyncTestClient(app=create_app(platform)) as client:
+    async with client_for(platform) as client:
         yield Docs(platform, client, tokens, users, view.id)
     await platform.close()
 

@@ -19,8 +19,8 @@ from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
-from core.web import create_app
 from services.workflow.bootstrap import WorkflowService, service_of
+from tests.apps import client_for
 from tests.integration.workflow.test_event_gateway import RacePlugin
 
 
@@ -72,7 +72,7 @@ async def api(database_url: str, clock: FixedClock) -> AsyncIterator[Api]:
         await platform.directory.ensure_profile("admin", "Admin", rights)
         user = await platform.directory.create_user("admin-user", display_name="A", profile="admin")
         token = issue_token(platform.settings.secret_key, user.id, now=platform.clock.now())
-        async with AsyncTestClient(app=create_app(platform)) as client:
+        async with client_for(platform) as client:
             headers = {"Authorization": f"Bearer {token}"}
             yield Api(client, headers, service_of(platform), platform, user.id)
     finally:

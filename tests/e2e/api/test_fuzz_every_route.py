@@ -21,7 +21,6 @@ from litestar.params import BodyKwarg, DependencyKwarg
 from litestar.routes import HTTPRoute
 from litestar.typing import FieldDefinition
 
-from core.web import create_app
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.conftest import Api
 from tests.e2e.api.human_helpers import UNKNOWN, user_id
@@ -282,7 +281,7 @@ def _failure(case: Case, response: Any) -> str | None:
 
 
 async def test_every_route_refuses_hostile_input_without_a_server_error(api: Api) -> None:
-    app = create_app(api.platform)
+    app = api.client.app
     operations = _operations(app)
     cookie = str((await open_session(api.platform, user_id(api, "admin"))).value)
     api.client.cookies.set(SESSION_COOKIE, cookie)

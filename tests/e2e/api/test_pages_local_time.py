@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from litestar.testing import AsyncTestClient
 
 from contracts.workflow.types import StartRequest
 from core.app import Platform
@@ -14,9 +13,9 @@ from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
-from core.web import create_app
 from services.workflow.bootstrap import service_of
 from services.workflow.ui.web import SESSION_COOKIE, open_session
+from tests.apps import client_for
 from tests.e2e.api.esic_like import PERSONAL, EsicLikePlugin
 
 
@@ -48,7 +47,7 @@ async def test_the_instance_page_shows_the_start_in_the_configured_zone(
     await manaus.directory.ensure_profile("admin", "Admin", ["workflow.read", "workflow.operate"])
     user = await manaus.directory.create_user("admin-user", display_name="Admin", profile="admin")
     session = await open_session(manaus, user.id)
-    async with AsyncTestClient(app=create_app(manaus)) as client:
+    async with client_for(manaus) as client:
         client.cookies.set(SESSION_COOKIE, str(session.value))
         page = await client.get(f"/cms/workflow/instances/{view.id}")
         assert page.status_code == 200, page.text

@@ -16,9 +16,9 @@ from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
-from core.web import create_app
 from services.workflow.bootstrap import service_of
 from services.workflow.ui.web import SESSION_COOKIE, open_session
+from tests.apps import client_for
 from tests.e2e.api.esic_like import PERSONAL, EsicLikePlugin
 from tests.e2e.cli.helpers import error_line, run
 
@@ -63,7 +63,7 @@ async def nup(
         user = await platform.directory.create_user("admin-user", display_name="A", profile="admin")
         token = issue_token(platform.settings.secret_key, user.id, now=platform.clock.now())
         session = await open_session(platform, user.id)
-        async with AsyncTestClient(app=create_app(platform)) as client:
+        async with client_for(platform) as client:
             client.cookies.set(SESSION_COOKIE, str(session.value))
             started = await client.post(
                 "/api/v1/instances",

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import pytest
-from litestar.testing import AsyncTestClient
 
 from contracts.workflow.types import StartRequest
 from core.app import Platform
@@ -16,9 +15,9 @@ from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
-from core.web import create_app
 from services.workflow.bootstrap import service_of
 from services.workflow.ui.web import SESSION_COOKIE, open_session
+from tests.apps import client_for
 from tests.e2e.api.esic_like import PERSONAL, EsicLikePlugin
 
 STARTED = datetime(2026, 3, 3, 2, 30, tzinfo=UTC)
@@ -63,7 +62,7 @@ async def test_a_day_filter_finds_the_cases_started_on_that_local_day_of_the_con
     await zoned.directory.ensure_profile("reader", "Reader", ["workflow.read"])
     user = await zoned.directory.create_user("reader-user", display_name="R", profile="reader")
     session = await open_session(zoned, user.id)
-    async with AsyncTestClient(app=create_app(zoned)) as client:
+    async with client_for(zoned) as client:
         client.cookies.set(SESSION_COOKIE, str(session.value))
         found = await client.get(
             "/cms/workflow/search", params={"from": local_day, "to": local_day}

@@ -13,12 +13,12 @@ from litestar.testing import AsyncTestClient
 
 from contracts.workflow.types import StepInput
 from core.app import Platform
-from core.web import create_app
 from modules.esic.demo import ANALYST, AUTHORITY
 from modules.esic.documents import ANSWER_TYPE, appeal_type
 from modules.esic.info_requests import Requests
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.public.links import sign_link
+from tests.apps import client_for
 from tests.modules.with_engine.test_esic_flow import received, work
 from tests.unit.core.test_pdf import pdf_text
 
@@ -29,7 +29,7 @@ async def documents(service: WorkflowService, instance_id: str) -> dict[str, Any
 
 @pytest.fixture
 async def client(booted: Platform) -> AsyncIterator[AsyncTestClient]:  # type: ignore[type-arg]
-    async with AsyncTestClient(app=create_app(booted)) as c:
+    async with client_for(booted) as c:
         yield c
 
 

@@ -13,11 +13,11 @@ from litestar.testing import AsyncTestClient
 from core.app import Platform
 from core.clock import FixedClock
 from core.page_session import SESSION_COOKIE
-from core.web import create_app
 from modules.esic.opendata import REQUEST_COLUMNS
 from modules.esic.records import Record
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.ui.web import open_session
+from tests.apps import client_for
 from tests.modules.with_engine.test_esic_statistics import at, build_fixture
 
 STAFF = "/cms/esic/estatisticas"
@@ -32,7 +32,7 @@ async def site(
 ) -> AsyncIterator[tuple[AsyncTestClient, dict[str, Record]]]:  # type: ignore[type-arg]
     records = await build_fixture(booted, service, clock)
     clock.set(at(5, 4, 15))
-    async with AsyncTestClient(app=create_app(booted)) as client:
+    async with client_for(booted) as client:
         yield client, records
 
 

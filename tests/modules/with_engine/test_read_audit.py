@@ -21,12 +21,12 @@ from core.audit import read_entries
 from core.audit_verify import verify_chain
 from core.auth import issue_token
 from core.page_session import SESSION_COOKIE
-from core.web import create_app
 from modules.esic.demo import ensure_staff
 from modules.esic.domain import ManifestationKind
 from modules.esic.records import Cases
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.ui.web import open_session
+from tests.apps import client_for
 
 PT = {"accept-language": "pt-BR"}
 NAME, EMAIL = "Carla Denunciante", "carla@example.org"
@@ -34,7 +34,7 @@ NAME, EMAIL = "Carla Denunciante", "carla@example.org"
 
 @pytest.fixture
 async def client(booted: Platform) -> AsyncIterator[AsyncTestClient]:  # type: ignore[type-arg]
-    async with AsyncTestClient(app=create_app(booted)) as c:
+    async with client_for(booted) as c:
         yield c
 
 
