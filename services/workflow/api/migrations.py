@@ -19,6 +19,7 @@ from msgspec import Meta
 from contracts.workflow.types import InstanceView
 from core.auth import actor_of, requires
 from core.numbers import INT32_MAX
+from services.workflow.api.access import viewer_for
 from services.workflow.api.deps import platform_of
 from services.workflow.handles import handles_of
 from services.workflow.runtime.kernel.migration_plan import MigrationReport, MigrationRequest
@@ -70,8 +71,10 @@ class MigrationController(Controller):
         key: FromPath[Annotated[str, Parameter(min_length=1, max_length=100, pattern=NO_NUL)]],
         data: JSONBody[MigrationBody],
     ) -> MigrationReport:
-        """The per-instance plan (dry run) or result; each instance in its own transaction."""
-        migrator = migrator_of(request)
+        """The per-instance plan (dry run) or result; each instance in its own transaction. An
+        instance the caller may not see is reported as ``not_found``, like an unknown id."""
+        migrator, actor = migrator_of(request), actor_of(request)
+        viewer = await viewer_for(request, actor.id)
         migration = MigrationRequest(
             definition_key=key,
             from_version=data.from_version,
@@ -80,12 +83,13 @@ class MigrationController(Controller):
             instance_ids=tuple(str(i) for i in data.instance_ids),
         )
         if data.dry_run:
-            return await migrator.plan(migration)
+            return await migrator.plan(migration, viewer=viewer)
         return await migrator.migrate(
             migration,
-            actor=actor_of(request),
+            actor=actor,
             reason=data.reason,
             expected_versions={str(k): v for k, v in (data.expected_versions or {}).items()},
+            viewer=viewer,
         )
 
 

@@ -112,15 +112,19 @@ class DeadLetterController(Controller):
         """Give up several dead letters, each in its own transaction (a refusal never undoes the
         others). Past ``TRAMITA_WF_OPERATION_THRESHOLD`` letters this starts a background
         operation (``dead_letter_abandon``) and answers 202 with it; the same letters sent again
-        by the same person while it runs answer that operation."""
+        by the same person while it runs answer that operation. A letter of a case the caller
+        may not see is refused exactly like an unknown letter."""
         operations, actor = operations_of(request), actor_of(request)
+        viewer = await viewer_for(request, actor.id)
         ids = list(dict.fromkeys(str(i) for i in data.letter_ids))
         if operations.in_background(len(ids)):
             started = await operations.start(
-                "dead_letter_abandon", ids, actor=actor, reason=data.reason
+                "dead_letter_abandon", ids, actor=actor, reason=data.reason, viewer=viewer
             )
             return accepted(started)
-        items = await operations.abandon_letters_now(ids, actor=actor, reason=data.reason)
+        items = await operations.abandon_letters_now(
+            ids, actor=actor, reason=data.reason, viewer=viewer
+        )
         result = AbandonLettersResult(
             items=[
                 LetterResult(

@@ -25,6 +25,7 @@ from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
 from core.cli_progress import Progress, announce
+from core.identity import is_uuid
 from services.workflow.api.operation_runs import OperationView, view_of
 from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.cli.operations import echo_outcome, status_words
@@ -42,7 +43,9 @@ from services.workflow.runtime.kernel.migration_plan import (
     MigrationReport,
     MigrationRequest,
 )
+from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.ports.operations import Operation
+from services.workflow.runtime.services.access import CLASSIFY_PERMISSION
 from services.workflow.runtime.services.migration import Migrator
 from services.workflow.runtime.services.operations import OperationService
 
@@ -65,6 +68,17 @@ def _with_migrator(action: Callable[[WorkflowService, Migrator], Awaitable[T]]) 
 
 def _actor(user: str | None) -> Actor:
     return Actor(id=user) if user else Actor.system("cli")
+
+
+async def _viewer(service: WorkflowService, user: str | None) -> Viewer | None:
+    """Whose sight the command acts with: ``--as`` a person, only the cases they may see
+    (``runtime.services.access``; another is reported like an unknown id); without it, the
+    system's own command, every case."""
+    if not user:
+        return None
+    permissions = service.platform.permissions
+    classifier = is_uuid(user) and await permissions.has(user, CLASSIFY_PERMISSION)
+    return Viewer(user_id=user, classifier=classifier)
 
 
 def _mapping(pairs: tuple[str, ...], mapping_file: Path | None) -> dict[str, str]:
@@ -144,7 +158,12 @@ def _text(report: MigrationReport) -> str:
 @click.option("--all-in-flight", is_flag=True, help="Choose every unfinished instance on --from.")
 @click.option("--apply", "apply_", is_flag=True, help="Really migrate (default: dry run).")
 @click.option("--reason", default=None, help="Why (kept in the audit log).")
-@click.option("--as", "user", default=None, help="The operator's user id (default: system cli).")
+@click.option(
+    "--as",
+    "user",
+    default=None,
+    help="The operator's user id: only the cases they may see (default: system cli, every case).",
+)
 @click.option(
     "--wait",
     is_flag=True,
@@ -187,7 +206,9 @@ def migrate_cmd(
         )
 
     async def _go(service: WorkflowService, migrator: Migrator) -> MigrationReport | OperationView:
-        ids = chosen + (await migrator.candidates(key, from_version) if all_in_flight else [])
+        viewer = await _viewer(service, user)
+        every = await migrator.candidates(key, from_version, viewer=viewer) if all_in_flight else []
+        ids = chosen + every
         request = MigrationRequest(
             definition_key=key,
             from_version=from_version,
@@ -204,7 +225,7 @@ def migrate_cmd(
             )
             % {"count": total, "key": key, "source": from_version, "target": to_version}
         )
-        dry = await migrator.plan(request)
+        dry = await migrator.plan(request, viewer=viewer)
         if not apply_ or dry.mapping_errors:
             return dry
         seen = {p.instance_id: p.row_version for p in dry.instances if p.row_version is not None}
@@ -222,6 +243,7 @@ def migrate_cmd(
                     "mapping": mapping,
                     "expected": seen,
                 },
+                viewer=viewer,
             )
             if not wait:
                 return view_of(started)
@@ -238,6 +260,7 @@ def migrate_cmd(
                 reason=reason,
                 expected_versions=seen,
                 progress=lambda _plan: progress.advance(),
+                viewer=viewer,
             )
         await service.settle()
         return report

@@ -168,12 +168,14 @@ class MigrationWizardController(Controller):
         if problems or stale or missing:
             return await _dry_run(request, fields, chosen, ids, stale + missing, reason=reason)
         operations = operations_of(request)
+        viewer = await viewer_for(request, ui_actor(request).id)
         if operations.in_background(len(ids)):
             started = await operations.start(
                 "migration",
                 ids,
                 actor=ui_actor(request),
                 reason=reason,
+                viewer=viewer,
                 params={
                     "definition_key": chosen.key,
                     "from_version": chosen.from_version,
@@ -188,6 +190,7 @@ class MigrationWizardController(Controller):
             actor=ui_actor(request),
             reason=reason,
             expected_versions=expected,
+            viewer=viewer,
         )
         return page(
             request,

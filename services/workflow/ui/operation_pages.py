@@ -22,7 +22,7 @@ from litestar.params import FromPath
 from contracts.errors import Forbidden, TramitaError
 from core.i18n import gettext
 from core.localtime import datetime_text
-from services.workflow.api.access import viewer_for
+from services.workflow.api.access import access_of, viewer_for
 from services.workflow.api.operation_runs import (
     OPERATORS,
     STARTERS,
@@ -79,13 +79,16 @@ def refusal_text(kind: str, item: OperationItem) -> str:
 async def _labels(
     request: Request[Any, Any, Any], operation: Operation, items: list[OperationItem]
 ) -> dict[str, tuple[str, str | None]]:
-    """Item id -> (protocol or id, link) for the refused items shown."""
+    """Item id -> (protocol or id, link) for the refused items shown; an instance hidden from
+    the person keeps its id only, like an unknown one."""
     ids = [i.item_id for i in items]
     out: dict[str, tuple[str, str | None]] = {i: (i, None) for i in ids}
     if operation.kind == "migration":
-        engine = engine_of(request)
+        engine, access = engine_of(request), access_of(request)
+        viewer = await viewer_for(request, ui_actor(request).id)
         for item_id in ids:
             try:
+                await access.ensure_visible(item_id, viewer)
                 view = await engine.status(item_id)
             except TramitaError:
                 continue

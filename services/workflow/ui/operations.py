@@ -152,14 +152,18 @@ class OperationsController(Controller):
             return see_other(f"{DEAD_LETTERS}?msg=none_selected")
         operations = operations_of(request)
         actor = ui_actor(request)
+        viewer = await viewer_for(request, actor.id)
 
         async def act(reason: str, _form: Any) -> Response[Any]:
+            # A letter of a case hidden from the operator is refused as an unknown one.
             if operations.in_background(len(ids)):
                 started = await operations.start(
-                    "dead_letter_abandon", ids, actor=actor, reason=reason
+                    "dead_letter_abandon", ids, actor=actor, reason=reason, viewer=viewer
                 )
                 return see_other(f"{OPERATIONS}/{started.id}")
-            items = await operations.abandon_letters_now(ids, actor=actor, reason=reason)
+            items = await operations.abandon_letters_now(
+                ids, actor=actor, reason=reason, viewer=viewer
+            )
             labels = await letter_labels(request, ids)
             rows = [
                 LetterRow(

@@ -3,6 +3,10 @@ its actions), the stuck cases, the dashboard's counts (per queue, per definition
 table) and the migration wizard's instance list leave out a secret case for an operator who is
 not granted it — no id, no protocol, no count — and show it to the person who is.
 
+Ids the operator names (giving up dead letters in bulk over the API, in the background and
+on the page; a migration over the API; ``tramita migrate --as``, with ``--all-in-flight`` too)
+treat a hidden case exactly like an id that names nothing: the same answer, nothing done.
+
 Three purchases on both databases: a secret one dead-lettered, a secret one waiting on its
 approval task (counted), a public one waiting too (what the operator still sees). Two hours
 later all three are stuck. ``admin`` holds every workflow permission but no grant;
@@ -11,22 +15,31 @@ later all three are stuck. ``admin`` holds every workflow permission but no gran
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 import uuid
 from datetime import timedelta
 from typing import Any
 
+from click.testing import CliRunner
+
+from contracts.kernel import Actor
+from contracts.workflow.types import StartRequest
 from core.auth import issue_token
 from core.clock import FixedClock
+from services.workflow.cli.migrate import migrate_cmd
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.conftest import ALL_WORKFLOW, Api, start_purchase
 from tests.e2e.api.human_helpers import open_tasks, user_id
 from tests.fakes.purchase import retryable
 from tests.integration.migration.helpers import purchase_v1, with_node
+from tests.integration.migration.test_cli_migrate import leave
 
 CSRF_COOKIE = "tramita_csrf"
 LETTERS = "/api/v1/dead-letters"
 WIZARD = "/cms/workflow/operations/migrations"
+MIGRATIONS = "/api/v1/workflows/purchase.approval/migrations"
 VERSIONS = {"definition": "purchase.approval", "from_version": "1", "to_version": "2"}
 
 
@@ -168,11 +181,109 @@ async def _page_views(api: Api, cases: dict[str, dict[str, Any]], user: str, see
     api.client.cookies.clear()
 
 
+def _alike(hidden: Any, unknown: Any, ids: tuple[str, str]) -> None:
+    """The answers about a hidden id and an unknown one are the same but for the ids."""
+    assert json.dumps(hidden).replace(ids[0], "ID") == json.dumps(unknown).replace(ids[1], "ID")
+
+
+async def _named_letters(api: Api, cases: dict[str, dict[str, Any]], user: str) -> bool:
+    """Give up the secret case's letter with an unknown one, over the API (in the request and
+    in the background) and on the page; whether the letter was given up."""
+    letter, unknown = cases["lettered"]["letter"], str(uuid.uuid4())
+    body = {"letter_ids": [letter, unknown], "reason": "Parceiro extinto"}
+    operations = api.service.operations
+    assert operations is not None
+    operations.always = True
+    started = await api.client.post(f"{LETTERS}/abandon", json=body, headers=api.auth(user))
+    operations.always = False
+    assert started.status_code == 202, started.text
+    await api.drain()
+    run = await api.client.get(f"/api/v1/operations/{started.json()['id']}", headers=api.auth())
+    refusals = run.json()["refusals"]
+    if user == "admin":
+        assert (run.json()["done"], len(refusals)) == (0, 2), run.text
+        _alike(refusals[0], refusals[1], (letter, unknown))
+        answered = await api.client.post(f"{LETTERS}/abandon", json=body, headers=api.auth())
+        items = answered.json()["items"]
+        assert [i["ok"] for i in items] == [False, False], answered.text
+        _alike(items[0], items[1], (letter, unknown))
+        csrf = await _sign_in(api, user)
+        selected = f"/cms/workflow/operations/dead-letters/abandon-selected?letter_ids={letter}"
+        shown = await api.client.post(
+            f"{selected}&letter_ids={unknown}", data={"reason": "Lote"}, headers=csrf
+        )
+        assert "todas as etapas selecionadas foram recusadas" in shown.text, shown.text
+        assert shown.text.count("Mensagem morta desconhecida.") == 2
+        assert cases["lettered"]["protocol"] not in shown.text
+        assert cases["lettered"]["id"] not in shown.text
+        api.client.cookies.clear()
+    else:
+        assert [r["item_id"] for r in refusals] == [unknown], run.text
+    one = await api.client.get(f"{LETTERS}/{letter}", headers=api.auth("classifier"))
+    return bool(one.json()["status"] == "abandoned")
+
+
+async def _named_migration(api: Api, cases: dict[str, dict[str, Any]], user: str) -> list[Any]:
+    """The secret waiting case and an unknown id over the API's migration: the dry run's and
+    the real run's plans."""
+    waiting, unknown = cases["waiting"]["id"], str(uuid.uuid4())
+    body = {"from_version": 1, "to_version": 2, "instance_ids": [waiting, unknown]}
+    dry = await api.client.post(MIGRATIONS, json=body, headers=api.auth(user))
+    real = await api.client.post(
+        MIGRATIONS, json={**body, "dry_run": False, "reason": "Nova versão"}, headers=api.auth(user)
+    )
+    assert dry.status_code == real.status_code == 200, (dry.text, real.text)
+    return [dry.json()["instances"], real.json()["instances"]]
+
+
+def _migrate_cli(*args: str) -> dict[str, Any]:
+    """``tramita migrate`` of leave.request v1 -> v2 (a dry run), its instances by id."""
+    every = ["leave.request", "--from", "1", "--to", "2", "--map", "review=check", "--json"]
+    result = CliRunner().invoke(migrate_cmd, [*every, *args])
+    assert result.exit_code == 0, result.output
+    return {p["instance_id"]: p for p in json.loads(result.stdout)["instances"]}
+
+
+async def _cli_migration(api: Api) -> None:
+    """A definition the command's own platform runs (no test plugin): a secret case and a
+    public one in flight on v1."""
+    publisher, engine = api.service.engine.publisher, api.service.engine
+    await publisher.publish(leave("review"), actor=Actor.system("test"))
+    secret, public = [
+        (await engine.start(StartRequest(definition_key="leave.request"))).id for _ in range(2)
+    ]
+    await _make_secret(api, secret)
+    await publisher.publish(leave("check"), actor=Actor.system("test"))
+    unknown = str(uuid.uuid4())
+    named = ["--instance", secret, "--instance", unknown, "--all-in-flight"]
+    seen = await asyncio.to_thread(_migrate_cli, *named, "--as", user_id(api, "admin"))
+    assert list(seen) == [secret, unknown, public]  # --all-in-flight: the public one only
+    _alike(seen[secret], seen[unknown], (secret, unknown))
+    assert seen[public]["result"] == "would_migrate"
+    seen = await asyncio.to_thread(
+        _migrate_cli, "--all-in-flight", "--as", user_id(api, "classifier")
+    )
+    assert seen[secret]["result"] == seen[public]["result"] == "would_migrate"
+
+
 async def test_operator_views_leave_out_a_secret_case_without_a_grant(
-    api: Api, clock: FixedClock
+    api: Api, clock: FixedClock, database_url: str, monkeypatch: Any
 ) -> None:
     await _classifier(api)
     cases = await _cases(api, clock)
     for user, sees in (("admin", False), ("classifier", True)):
         await _api_views(api, cases, user, sees)
         await _page_views(api, cases, user, sees)
+
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", database_url)
+    await _cli_migration(api)
+    waiting = cases["waiting"]["id"]
+    assert not await _named_letters(api, cases, "admin")
+    hidden_dry, hidden_real = await _named_migration(api, cases, "admin")
+    for plans in (hidden_dry, hidden_real):
+        assert [b["code"] for b in plans[0]["blockers"]] == ["not_found"], plans
+        _alike(plans[0], plans[1], (waiting, str(plans[1]["instance_id"])))
+    assert (await api.service.engine.status(waiting)).definition_version == 1
+    assert await _named_letters(api, cases, "classifier")
+    dry, real = await _named_migration(api, cases, "classifier")
+    assert (dry[0]["result"], real[0]["result"]) == ("would_migrate", "migrated")

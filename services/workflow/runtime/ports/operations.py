@@ -18,6 +18,7 @@ import msgspec
 
 from contracts.kernel import Actor
 from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.ports.access import Viewer
 
 OPERATION_KINDS = (
     "migration",
@@ -66,6 +67,14 @@ class Operation(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def actor(self) -> Actor:
         return Actor(kind=self.started_by_kind, id=self.started_by)
+
+    @property
+    def viewer(self) -> Viewer | None:
+        """Whose sight the items are judged by (``params["seen_as"]``): an item of a case this
+        person may not see is refused like an unknown one. ``None``: started without a person
+        (a command run as the system), every item is acted on."""
+        seen_as = self.params.get("seen_as")
+        return None if seen_as is None else msgspec.convert(seen_as, Viewer)
 
     @property
     def active(self) -> bool:

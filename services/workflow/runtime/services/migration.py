@@ -37,6 +37,7 @@ from services.workflow.runtime.kernel.migration_plan import (
 )
 from services.workflow.runtime.ports import UnitOfWork, VersionRecord
 from services.workflow.runtime.ports.access import Viewer
+from services.workflow.runtime.services.access import can_see
 from services.workflow.runtime.services.applier import state_from_json
 from services.workflow.runtime.services.engine import Engine
 from services.workflow.runtime.services.token_repair import repair
@@ -102,9 +103,13 @@ class Migrator:
                 )
             return await uow.instances.in_flight_on(found.id, seen=seen)
 
-    async def plan(self, request: MigrationRequest) -> MigrationReport:
-        """The dry run: what would happen to each chosen instance, and what blocks it."""
-        return await self._run(request, dry_run=True, actor=None, reason=None)
+    async def plan(
+        self, request: MigrationRequest, *, viewer: Viewer | None = None
+    ) -> MigrationReport:
+        """The dry run: what would happen to each chosen instance, and what blocks it. With
+        ``viewer``, a case hidden from them is reported exactly as an unknown id
+        (``not_found``), in the real run too."""
+        return await self._run(request, dry_run=True, actor=None, reason=None, viewer=viewer)
 
     async def migrate(
         self,
@@ -114,6 +119,7 @@ class Migrator:
         reason: str | None = None,
         expected_versions: Mapping[str, int] | None = None,
         progress: Callable[[InstancePlan], None] | None = None,
+        viewer: Viewer | None = None,
     ) -> MigrationReport:
         """Migrate each chosen instance in its own transaction. ``expected_versions`` (the
         ``row_version`` the dry run saw) makes an instance that moved since then fail with
@@ -125,6 +131,7 @@ class Migrator:
             reason=reason,
             expected=expected_versions or {},
             progress=progress,
+            viewer=viewer,
         )
 
     async def _run(
@@ -136,6 +143,7 @@ class Migrator:
         reason: str | None,
         expected: Mapping[str, int] | None = None,
         progress: Callable[[InstancePlan], None] | None = None,
+        viewer: Viewer | None = None,
     ) -> MigrationReport:
         prepared = await self.prepare(request, dry_run=dry_run)
         va, vb, a, b = prepared.source, prepared.target, prepared.source_model, prepared.model
@@ -160,6 +168,7 @@ class Migrator:
                     actor,
                     reason,
                     (expected or {}).get(instance_id),
+                    viewer=viewer,
                 )
             except TramitaError as exc:
                 outcome = InstancePlan(
@@ -196,6 +205,7 @@ class Migrator:
         reason: str | None,
         expected: int | None,
         before_commit: BeforeCommit,
+        viewer: Viewer | None = None,
     ) -> InstancePlan:
         """Migrate one instance of a background operation; ``before_commit`` writes the
         operation's record of it in the same transaction (raising there undoes the migration),
@@ -212,6 +222,7 @@ class Migrator:
             reason,
             expected,
             before_commit,
+            viewer,
         )
 
     async def _one(
@@ -227,10 +238,14 @@ class Migrator:
         reason: str | None,
         expected: int | None,
         before_commit: BeforeCommit | None = None,
+        viewer: Viewer | None = None,
     ) -> InstancePlan:
         now = self._engine.clock.now()
         async with self._uow() as uow:
             record = await (uow.instances.get if dry_run else uow.instances.lock)(instance_id)
+            hidden = viewer is not None and not await can_see(uow, instance_id, viewer, now)
+            if hidden:
+                record = None  # the same answer as an id that names nothing
             if record is None:
                 return InstancePlan(instance_id=instance_id, blockers=(Blocker(code="not_found"),))
             state = state_from_json(record.state)

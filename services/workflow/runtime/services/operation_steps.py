@@ -13,16 +13,19 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from contracts.errors import InvalidTransition, ServiceUnavailable, TramitaError
+from contracts.errors import InvalidTransition, NotFound, ServiceUnavailable, TramitaError
 from contracts.kernel import Clock
+from services.workflow.definition.messages import N_
 from services.workflow.runtime.kernel.migration_plan import InstancePlan, MigrationRequest
 from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.ports.operations import (
     AbandonLetter,
     Operation,
     OperationItem,
     OperationStore,
 )
+from services.workflow.runtime.services.access import can_see
 from services.workflow.runtime.services.human_tasks import TaskService
 from services.workflow.runtime.services.migration import Migrator, Prepared
 
@@ -82,6 +85,7 @@ class OperationSteps:
                     )
 
             try:
+                await self.refuse_hidden_letter(letter_id, operation.viewer)
                 await abandon(
                     letter_id, actor=operation.actor, reason=reason, before_commit=before_commit
                 )
@@ -97,6 +101,20 @@ class OperationSteps:
                 await uow.commit()
 
         return one
+
+    async def refuse_hidden_letter(self, letter_id: str, viewer: Viewer | None) -> None:
+        """The unknown letter's own refusal (``NotFound``, as ``Engine.abandon`` raises it) when
+        the letter's case is hidden from ``viewer`` (``runtime.services.access``), so the
+        answer never tells a hidden letter from one that does not exist."""
+        if viewer is None:
+            return
+        async with self._uow() as uow:
+            letter = await uow.dead_letters.get(letter_id)
+            if letter is None or await can_see(
+                uow, str(letter["instance_id"]), viewer, self._clock.now()
+            ):
+                return
+        raise NotFound(N_("unknown dead letter"), dead_letter_id=letter_id)
 
     def _bulk(self, operation: Operation) -> ItemRun:
         params, actor = operation.params, operation.actor
@@ -162,6 +180,7 @@ class OperationSteps:
                     reason=operation.reason,
                     expected=expected.get(instance_id),
                     before_commit=before_commit,
+                    viewer=operation.viewer,
                 )
             except InvalidTransition as exc:
                 if exc.fields.get("code") == "operation_over":

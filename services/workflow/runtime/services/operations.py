@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
+import msgspec
 import structlog
 
 from contracts.errors import (
@@ -37,6 +38,7 @@ from contracts.kernel import Actor, AuditEntry, Clock, IdGen
 from services.workflow.definition.messages import N_
 from services.workflow.runtime.kernel.naming import OPERATION_TOPIC
 from services.workflow.runtime.ports import UnitOfWork
+from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.ports.operations import (
     OPERATION_KINDS,
     PARAMS_FORMAT,
@@ -126,10 +128,12 @@ class OperationService:
         actor: Actor,
         reason: str | None = None,
         params: dict[str, Any] | None = None,
+        viewer: Viewer | None = None,
     ) -> Operation:
         """Record the operation and hand it to a runner (after the commit). While an operation
         with the same :func:`dedup_key` is queued or running, that one is returned and nothing
-        new starts."""
+        new starts. With ``viewer`` (the person who starts it), an item of a case they may not
+        see is refused exactly like an unknown one (``Operation.viewer``)."""
         if kind not in OPERATION_KINDS:
             raise BadRequest("unknown operation kind", code="invalid_kind", kind=kind)
         unique = list(dict.fromkeys(str(i) for i in items))
@@ -139,6 +143,8 @@ class OperationService:
             raise BadRequest("giving up dead letters needs a reason", code="missing_reason")
         now = self._clock.now()
         own = dict(params or {})
+        if viewer is not None:
+            own["seen_as"] = msgspec.to_builtins(viewer)
         operation = Operation(
             id=str(self._ids.new_id()),
             tenant=self._tenant,
@@ -221,12 +227,18 @@ class OperationService:
         return await self.get(operation_id)
 
     async def abandon_letters_now(
-        self, letter_ids: Sequence[str], *, actor: Actor, reason: str
+        self,
+        letter_ids: Sequence[str],
+        *,
+        actor: Actor,
+        reason: str,
+        viewer: Viewer | None = None,
     ) -> list[OperationItem]:
         """Give up each dead letter inside the caller's request, each in its own transaction
         (one refusal never undoes the others), answering one item per distinct letter in the
-        order given, refused ones with the same codes a background run records. For selections
-        up to the threshold; past it, ``start("dead_letter_abandon", ...)``."""
+        order given, refused ones with the same codes a background run records; with
+        ``viewer``, a letter of a case hidden from them is refused as an unknown letter. For
+        selections up to the threshold; past it, ``start("dead_letter_abandon", ...)``."""
         abandon = self._abandon_letter
         if abandon is None:
             raise ServiceUnavailable("dead letters are not wired", port="abandon_letter")
@@ -239,6 +251,7 @@ class OperationService:
         items: list[OperationItem] = []
         for position, letter_id in enumerate(dict.fromkeys(str(i) for i in letter_ids)):
             try:
+                await self._steps.refuse_hidden_letter(letter_id, viewer)
                 await abandon(letter_id, actor=actor, reason=reason, before_commit=nothing)
                 items.append(self._steps.item(letter_id, position, None, None))
             except TramitaError as exc:
