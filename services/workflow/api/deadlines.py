@@ -23,6 +23,7 @@ from msgspec import Meta
 from contracts.errors import BadRequest
 from core.auth import actor_of, requires
 from core.localtime import local_date, to_local
+from services.workflow.api.access import access_of
 from services.workflow.api.deps import engine_of, platform_of
 from services.workflow.calendar import Extension, Suspension
 from services.workflow.handles import handles_of
@@ -175,6 +176,7 @@ class InstanceDeadlineController(Controller):
     ) -> list[ExplainedDeadline]:
         """Every legal deadline counted for the instance's timers, oldest first, explained;
         the one in force of each timer with its state and changes since."""
+        await access_of(request).record_opening(str(instance_id), actor_of(request))
         await engine_of(request).status(str(instance_id))
         service = deadlines_of(request)
         counted = await service.counted(str(instance_id))

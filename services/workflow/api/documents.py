@@ -21,6 +21,7 @@ from litestar.params import FromPath, JSONBody, Parameter
 from contracts.errors import Forbidden
 from contracts.kernel import Actor
 from core.auth import actor_of, requires
+from services.workflow.api.access import access_of
 from services.workflow.api.deps import engine_of, platform_of
 from services.workflow.documents import Document, DocumentService
 from services.workflow.handles import handles_of
@@ -140,6 +141,7 @@ class InstanceDocumentController(Controller):
     async def list_documents(
         self, request: Request[Any, Any, Any], instance_id: FromPath[UUID]
     ) -> list[DocumentView]:
+        await access_of(request).record_opening(str(instance_id), actor_of(request))
         return await visible(request, actor_of(request), str(instance_id))
 
     @post(
@@ -189,6 +191,7 @@ class DocumentController(Controller):
         service = documents_of(request)
         document = await service.get(str(document_id))
         await may(request, actor_of(request), document.type_key, "read")
+        await access_of(request).record_opening(document.instance_id, actor_of(request))
         return await serve(service, document)
 
     @post("/{document_id:uuid}/delete", guards=[requires("workflow.read")])

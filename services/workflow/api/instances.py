@@ -105,6 +105,7 @@ class InstanceController(Controller):
     async def history(
         self, request: Request[Any, Any, Any], instance_id: FromPath[UUID]
     ) -> list[HistoryEntry]:
+        await access_of(request).record_opening(str(instance_id), actor_of(request))
         return await engine_of(request).history(str(instance_id))
 
     @post("/{instance_id:uuid}/cancel", guards=[requires("workflow.cancel")], status_code=200)

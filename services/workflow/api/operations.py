@@ -18,7 +18,7 @@ from contracts.errors import NotFound, ValidationFailed
 from contracts.workflow.case import CaseDescription
 from contracts.workflow.types import InstanceView
 from core.auth import actor_of, requires
-from services.workflow.api.access import viewer_for
+from services.workflow.api.access import access_of, viewer_for
 from services.workflow.api.deps import engine_of, platform_of, reads_of
 from services.workflow.api.operation_runs import accepted, accepted_as_operation, operations_of
 from services.workflow.api.schemas import AbandonBody, DeadLetterPage, Reason, RevealBody
@@ -161,6 +161,7 @@ class AuditController(Controller):
         self, request: Request[Any, Any, Any], instance_id: FromPath[UUID]
     ) -> list[AuditView]:
         """The instance's audit entries and its tasks', oldest first."""
+        await access_of(request).record_opening(str(instance_id), actor_of(request))
         await engine_of(request).status(str(instance_id))
         return await reads_of(request).audit_trail(str(instance_id))
 
@@ -175,8 +176,11 @@ class CaseController(Controller):
         self, request: Request[Any, Any, Any], instance_id: FromPath[UUID]
     ) -> CaseDescription:
         """What the instance's module says about its subject, as the caller may see it; the
-        reads the law asks to record (a *denúncia* opened, personal data shown) are audited."""
-        return await _case(request, str(instance_id), None)
+        reads the law asks to record (a *denúncia* opened, personal data shown) are audited,
+        and so is a restricted or secret case's opening (once there is a description to show)."""
+        found = await _case(request, str(instance_id), None)
+        await access_of(request).record_opening(str(instance_id), actor_of(request))
+        return found
 
     @post("/reveal", guards=[requires("workflow.read")], status_code=200)
     async def reveal(

@@ -15,6 +15,7 @@ from litestar.params import FromPath, JSONBody
 
 from contracts.workflow.types import TaskView
 from core.auth import actor_of, requires
+from services.workflow.api.access import access_of
 from services.workflow.api.deps import engine_of
 from services.workflow.api.schemas import CompleteBody
 
@@ -28,7 +29,9 @@ class InstanceTaskController(Controller):
     async def list_tasks(
         self, request: Request[Any, Any, Any], instance_id: FromPath[UUID]
     ) -> list[TaskView]:
-        """The instance's human tasks, open and closed."""
+        """The instance's human tasks, open and closed (a restricted or secret case's opening
+        is audited first)."""
+        await access_of(request).record_opening(str(instance_id), actor_of(request))
         return await engine_of(request).tasks(str(instance_id))
 
 

@@ -11,6 +11,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
 from core.i18n import N_, gettext
+from services.workflow.api.access import access_of
 from services.workflow.api.deadlines import deadlines_of
 from services.workflow.calendar.model import Suspension
 from services.workflow.runtime.ports.deadlines import DeadlineView
@@ -52,6 +53,8 @@ class DeadlinePagesController(Controller):
         self, request: Request[Any, Any, Any], instance_id: FromPath[str]
     ) -> Response[Any]:
         done = DONE.get(request.query_params.get("msg") or "")
+        # A restricted or secret case: its opening is audited before the page is built.
+        await access_of(request).record_opening(instance_id, ui_actor(request))
         return await self._page(request, instance_id, notice=gettext(done) if done else None)
 
     @post("/{name:str}/suspend", guards=[page_requires("workflow.operate")], status_code=303)

@@ -8,6 +8,7 @@ from uuid import UUID
 from litestar import Controller, Request, Response, get
 from litestar.params import FromPath
 
+from services.workflow.api.access import access_of
 from services.workflow.api.documents import DocumentView, documents_of, may, serve, visible
 from services.workflow.ui.web import page_requires, ui_actor
 
@@ -37,4 +38,5 @@ class DocumentPageController(Controller):
         service = documents_of(request)
         document = await service.get(str(document_id))
         await may(request, ui_actor(request), document.type_key, "read")
+        await access_of(request).record_opening(document.instance_id, ui_actor(request))
         return await serve(service, document)

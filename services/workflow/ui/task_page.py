@@ -18,6 +18,7 @@ from litestar.params import FromPath
 from contracts.errors import NotFound, ValidationFailed
 from contracts.workflow.types import TaskView
 from core.i18n import gettext
+from services.workflow.api.access import access_of
 from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION
 from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deadline_view import badges_of, deadline_stories
@@ -100,6 +101,9 @@ class TaskPageController(Controller):
         self, request: Request[Any, Any, Any], instance_id: FromPath[str], task_id: FromPath[str]
     ) -> Response[Any]:
         task = await _task(request, instance_id, task_id)
+        # The case panel shows the case: a restricted or secret one's opening is audited first
+        # (a form sent back with errors is the same opening, not another).
+        await access_of(request).record_opening(task.instance_id, ui_actor(request))
         return await _render(request, task, values={}, errors={}, outcome=None)
 
     @post("/", status_code=303)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from typing import Any
 
 from click.testing import CliRunner
@@ -145,3 +146,55 @@ async def test_opening_a_secret_case_is_audited_for_its_grantee_and_refused_to_t
     refused = await _open_everywhere(api, case, "manager")  # in its task's queue, not granted
     assert refused[:2] == [404, 404] and refused[2] != 0
     assert await _openings(api, case["id"]) == [opened] * 3
+
+
+PARTS = ("history", "tasks", "documents", "deadlines", "audit")
+"""The API's routes under a case that show what is in it."""
+
+
+async def _open_parts(api: Api, case: dict[str, Any], who: str) -> list[int]:
+    """Each part of the case over the API, then its task's page and its deadlines page, as
+    ``who``: their status codes; a refusal is also checked to be an unknown id's answer."""
+    unknown = str(uuid.uuid4())
+    codes = []
+    for part in PARTS:
+        got = await api.client.get(f"/api/v1/instances/{case['id']}/{part}", headers=api.auth(who))
+        codes.append(got.status_code)
+        if got.status_code == 404:
+            alike = await api.client.get(
+                f"/api/v1/instances/{unknown}/{part}", headers=api.auth(who)
+            )
+            assert (404, got.text.replace(case["id"], "ID")) == (
+                alike.status_code,
+                alike.text.replace(unknown, "ID"),
+            ), part
+    (task,) = await api.service.engine.tasks(case["id"])
+    session = await open_session(api.platform, user_id(api, who))
+    api.client.cookies.set(SESSION_COOKIE, str(session.value))
+    for page in (f"tasks/{task.id}", "deadlines"):
+        got = await api.client.get(f"/cms/workflow/instances/{case['id']}/{page}")
+        codes.append(got.status_code)
+    api.client.cookies.delete(SESSION_COOKIE)
+    return codes
+
+
+async def test_the_parts_of_a_restricted_case_and_its_task_page_are_audited_once_each(
+    api: Api, database_url: str, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", database_url)
+    public, restricted = await _start(api, "public"), await _start(api, "restricted")
+    await api.drain()
+    manager = user_id(api, "manager")  # a member of the case's task queue: involved
+
+    assert await _open_parts(api, restricted, "manager") == [200] * 7
+    opened = (CASE_OPENED, manager, {"level": "restricted"})
+    assert await _openings(api, restricted["id"]) == [opened] * 7
+
+    assert await _open_parts(api, public, "manager") == [200] * 7
+    assert await _openings(api, public["id"]) == []
+    assert await _open_parts(api, restricted, "reader") == [404] * 7
+    assert await _openings(api, restricted["id"]) == [opened] * 7
+
+    verified = await asyncio.to_thread(_cli, verify_cmd, "--json")
+    assert verified.exit_code == 0, verified.output
+    assert json.loads(verified.output)["ok"] is True

@@ -10,14 +10,17 @@ from typing import Any
 import pytest
 
 from contracts.kernel import Actor
+from contracts.workflow.case import CASE_OPENED
 from contracts.workflow.types import StartRequest
 from core.app import Platform
+from core.audit import read_entries
 from core.auth import issue_token
 from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
 from services.workflow.bootstrap import service_of
+from services.workflow.runtime.ports.access import Viewer
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.apps import client_for
 from tests.integration.documents.docsplugin import DocsPlugin
@@ -201,3 +204,45 @@ async def test_the_pages_list_the_documents_one_may_read_and_serve_them(docs: Do
     got = await docs.client.get(f"/cms/workflow/documents/{doc['id']}")
     assert (got.status_code, got.content) == (200, PDF_BYTES)
     assert (await docs.client.get(f"/cms/workflow/documents/{hidden['id']}")).status_code == 403
+
+
+async def test_a_document_of_a_restricted_case_is_an_audited_opening_hidden_like_a_missing_one(
+    docs: Docs,
+) -> None:
+    doc = (await docs.upload("clerk", PDF_BYTES)).json()
+    wf = service_of(docs.platform)
+    classifier = Viewer(user_id=docs.users["keeper"], classifier=True)
+    await wf.access.change(
+        docs.case,
+        "restricted",
+        "lai.art31",
+        viewer=classifier,
+        actor=Actor.system("test"),
+        reason="x",
+    )
+
+    async def openings() -> list[tuple[str, str]]:
+        async with wf.engine._uow() as uow:
+            records = await read_entries(uow.conn, docs.case)  # type: ignore[attr-defined]
+        return [
+            (r.entry.actor.id, r.entry.after["level"])
+            for r in records
+            if r.entry.action == CASE_OPENED
+        ]
+
+    got = await docs.client.get(doc["download"], headers=docs.auth("clerk"))  # in its queue
+    session = await open_session(docs.platform, docs.users["clerk"])
+    docs.client.cookies.set(SESSION_COOKIE, str(session.value))
+    page = await docs.client.get(f"/cms/workflow/documents/{doc['id']}")
+    docs.client.cookies.clear()
+    assert (got.status_code, page.status_code) == (200, 200)
+    assert await openings() == [(docs.users["clerk"], "restricted")] * 2
+
+    hidden = await docs.client.get(doc["download"], headers=docs.auth("reader"))
+    missing = "/api/v1/documents/00000000-0000-0000-0000-000000000000/content"
+    unknown = await docs.client.get(missing, headers=docs.auth("reader"))
+    assert (hidden.status_code, hidden.text.replace(doc["id"], "ID")) == (
+        unknown.status_code,
+        unknown.text.replace("00000000-0000-0000-0000-000000000000", "ID"),
+    )
+    assert await openings() == [(docs.users["clerk"], "restricted")] * 2
