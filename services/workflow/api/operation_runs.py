@@ -22,6 +22,7 @@ from litestar.params import FromPath, JSONBody
 
 from contracts.errors import Forbidden, NotFound
 from core.auth import actor_of, authenticate, requires
+from services.workflow.api.access import viewer_for
 from services.workflow.api.deps import platform_of
 from services.workflow.api.schemas import AbandonBody
 from services.workflow.handles import handles_of
@@ -206,12 +207,14 @@ class OperationController(Controller):
         sent again while its operation is queued or running, answers that operation."""
         to_queue = data.to_queue if isinstance(data, BackgroundForward) else None
         to_user = data.to_user if isinstance(data, BackgroundAssign) else None
+        actor = actor_of(request)
         started = await operations_of(request).start(
             f"bulk_{data.__struct_config__.tag}",
             [str(t) for t in data.task_ids],
-            actor=actor_of(request),
+            actor=actor,
             reason=data.reason,
             params={"to_queue": to_queue, "to_user": to_user},
+            viewer=await viewer_for(request, actor.id),  # a hidden case's task: unknown
         )
         return view_of(started)
 

@@ -250,6 +250,7 @@ class TaskInboxController(Controller):
         threshold (``TRAMITA_WF_OPERATION_THRESHOLD``) the same action starts a background
         operation instead and answers 202 with it, like the inbox page."""
         tasks, actor, key = tasks_of(request), actor_of(request), idempotency_key_of(request)
+        viewer = await viewer_for(request, actor.id)  # a hidden case's task: an unknown task
         ids = list(dict.fromkeys(str(i) for i in data.task_ids))
         if isinstance(data, BulkReassign):
             _one_target(data.to_user, data.to_queue)
@@ -260,14 +261,20 @@ class TaskInboxController(Controller):
                 ids,
                 actor=actor,
                 params=_operation_params(data),
+                viewer=viewer,
             )
             return accepted(started)
         if isinstance(data, BulkReassign):
             items = await tasks.bulk_reassign(
-                ids, actor=actor, to_user=data.to_user, to_queue=data.to_queue, idempotency_key=key
+                ids,
+                actor=actor,
+                to_user=data.to_user,
+                to_queue=data.to_queue,
+                idempotency_key=key,
+                viewer=viewer,
             )
         elif isinstance(data, BulkClaim):
-            items = await tasks.bulk_claim(ids, actor=actor, idempotency_key=key)
+            items = await tasks.bulk_claim(ids, actor=actor, idempotency_key=key, viewer=viewer)
         else:
-            items = await tasks.bulk_abandon(ids, actor=actor, idempotency_key=key)
+            items = await tasks.bulk_abandon(ids, actor=actor, idempotency_key=key, viewer=viewer)
         return Response(BulkResult(items=items), status_code=200)

@@ -23,12 +23,15 @@ from litestar import Controller, Request, Response, post
 from contracts.errors import BadRequest
 from contracts.workflow.types import TaskView
 from core.i18n import gettext
+from services.workflow.api.access import viewer_for
 from services.workflow.api.operation_runs import operations_of
 from services.workflow.labels import REFUSED, TASK_REFUSALS
 from services.workflow.runtime.services.human_tasks import BulkItem
 from services.workflow.ui.deps import inbox_of, tasks_of
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
+
+UNKNOWN_TASK = "unknown_task"
 
 MAX_BULK = 200
 
@@ -54,13 +57,18 @@ def reason_of(item: BulkItem) -> str | None:
 
 
 def report(items: list[BulkItem], before: dict[str, TaskView]) -> list[BulkRow]:
-    """Rows in the order the tasks were selected; a done task shows its state after."""
+    """Rows in the order the tasks were selected; a done task shows its state after. A task
+    refused as unknown (a hidden case's task is too) shows its id only, never its case."""
+    shown = dict(before)
+    for item in items:
+        if item.code == UNKNOWN_TASK:
+            shown.pop(item.task_id, None)
     return [
         BulkRow(
             task_id=item.task_id,
             ok=item.ok,
             reason=reason_of(item),
-            task=item.task if item.task is not None else before.get(item.task_id),
+            task=item.task if item.task is not None else shown.get(item.task_id),
         )
         for item in items
     ]
@@ -99,23 +107,26 @@ class BulkController(Controller):
         target = to_queue if action == "forward" else to_user if action == "assign" else ""
         key = _key(form, action, target or "")
         operations = operations_of(request)
+        viewer = await viewer_for(request, actor.id)  # a hidden case's task: an unknown task
         if operations.in_background(len(ids)):
             started = await operations.start(
                 f"bulk_{action}",
                 ids,
                 actor=actor,
                 params={"to_queue": to_queue, "to_user": to_user},
+                viewer=viewer,
             )
             return see_other(f"/cms/workflow/operations/{started.id}")
         if action == "claim":
-            items = await service.bulk_claim(ids, actor=actor, idempotency_key=key)
-        elif action == "forward":
-            items = await service.bulk_reassign(
-                ids, actor=actor, to_queue=to_queue, idempotency_key=key
-            )
+            items = await service.bulk_claim(ids, actor=actor, idempotency_key=key, viewer=viewer)
         else:
             items = await service.bulk_reassign(
-                ids, actor=actor, to_user=to_user, idempotency_key=key
+                ids,
+                actor=actor,
+                to_queue=to_queue if action == "forward" else None,
+                to_user=to_user if action == "assign" else None,
+                idempotency_key=key,
+                viewer=viewer,
             )
         rows = report(items, before)
         people = {r.task.assignee for r in rows if r.task and r.task.assignee}

@@ -96,7 +96,9 @@ async def _labels(
         return out
     if operation.kind == "dead_letter_abandon":
         return await letter_labels(request, ids)
-    views = await inbox_of(request).views([i for i in ids if _is_uuid(i)])
+    # A task refused as unknown (a hidden case's task is too) keeps its id only.
+    known = [i.item_id for i in items if i.code != "unknown_task" and _is_uuid(i.item_id)]
+    views = await inbox_of(request).views(known)
     for task_id, task in views.items():
         link = f"/cms/workflow/instances/{task.instance_id}/tasks/{task.id}"
         out[task_id] = (task.protocol, link)

@@ -3,9 +3,10 @@ its actions), the stuck cases, the dashboard's counts (per queue, per definition
 table) and the migration wizard's instance list leave out a secret case for an operator who is
 not granted it — no id, no protocol, no count — and show it to the person who is.
 
-Ids the operator names (giving up dead letters in bulk over the API, in the background and
-on the page; a migration over the API; ``tramita migrate --as``, with ``--all-in-flight`` too)
-treat a hidden case exactly like an id that names nothing: the same answer, nothing done.
+Ids a person names (giving up dead letters in bulk over the API, in the background and on the
+page; a migration over the API; ``tramita migrate --as``, with ``--all-in-flight`` too; a bulk
+claim of tasks over the API, in the background and on the inbox's form) treat a hidden case
+exactly like an id that names nothing: the same answer, nothing done.
 
 Three purchases on both databases: a secret one dead-lettered, a secret one waiting on its
 approval task (counted), a public one waiting too (what the operator still sees). Two hours
@@ -266,6 +267,37 @@ async def _cli_migration(api: Api) -> None:
     assert seen[secret]["result"] == seen[public]["result"] == "would_migrate"
 
 
+async def _named_tasks(api: Api, cases: dict[str, dict[str, Any]]) -> None:
+    """A member of the task's queue, not granted, claims the secret case's task with an unknown
+    one in bulk: over the API (in the request and in the background) and the inbox's form."""
+    (task,) = await api.service.engine.tasks(cases["waiting"]["id"])
+    unknown = str(uuid.uuid4())
+    body = {"action": "claim", "task_ids": [task.id, unknown]}
+    answered = await api.client.post("/api/v1/tasks/bulk", json=body, headers=api.auth("manager"))
+    items = answered.json()["items"]
+    assert [i["ok"] for i in items] == [False, False], answered.text
+    _alike(items[0], items[1], (task.id, unknown))
+    started = await api.client.post(
+        "/api/v1/operations/bulk", json=body, headers=api.auth("manager")
+    )
+    assert started.status_code == 202, started.text
+    await api.drain()
+    run = await api.client.get(f"/api/v1/operations/{started.json()['id']}", headers=api.auth())
+    refusals = run.json()["refusals"]
+    assert len(refusals) == 2, run.text
+    _alike(refusals[0], refusals[1], (task.id, unknown))
+    csrf = await _sign_in(api, "manager")
+    shown = await api.client.post(
+        "/cms/workflow/tasks/bulk",
+        data={"action": "claim", "task_ids": body["task_ids"]},
+        headers=csrf,
+    )
+    api.client.cookies.clear()
+    assert shown.status_code == 200, shown.text
+    assert cases["waiting"]["protocol"] not in shown.text
+    assert (await api.service.engine.tasks(cases["waiting"]["id"]))[0].status == "ready"
+
+
 async def test_operator_views_leave_out_a_secret_case_without_a_grant(
     api: Api, clock: FixedClock, database_url: str, monkeypatch: Any
 ) -> None:
@@ -277,6 +309,7 @@ async def test_operator_views_leave_out_a_secret_case_without_a_grant(
 
     monkeypatch.setenv("TRAMITA_DATABASE_URL", database_url)
     await _cli_migration(api)
+    await _named_tasks(api, cases)
     waiting = cases["waiting"]["id"]
     assert not await _named_letters(api, cases, "admin")
     hidden_dry, hidden_real = await _named_migration(api, cases, "admin")

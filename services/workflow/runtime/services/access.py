@@ -67,6 +67,7 @@ __all__ = [
     "AccessPolicy",
     "AccessView",
     "Viewer",
+    "hides_task",
     "note_opening",
 ]
 
@@ -343,6 +344,16 @@ async def can_see(uow: UnitOfWork, instance_id: str, viewer: Viewer, now: dateti
     return await uow.access.visible(
         instance_id, viewer.user_id, classifier=viewer.classifier, now=now
     )
+
+
+async def hides_task(uow: UnitOfWork, task_id: str, viewer: Viewer | None, now: datetime) -> bool:
+    """Whether the task exists and its case is hidden from ``viewer`` (``False`` without a
+    viewer, and for an unknown task: the action's own refusal answers it), for ids a person names
+    in bulk, which no route guard sees."""
+    if viewer is None or not _is_uuid(task_id):
+        return False
+    owner = await uow.access.owner("task", task_id)
+    return owner is not None and not await can_see(uow, owner, viewer, now)
 
 
 def _is_uuid(value: str) -> bool:

@@ -26,6 +26,7 @@ from contracts.errors import (
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen
 from contracts.workflow.types import TaskView
 from services.workflow.runtime.ports import TaskRecord, UnitOfWork
+from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.ports.human import (
     ActionRecord,
     Body,
@@ -34,6 +35,7 @@ from services.workflow.runtime.ports.human import (
     fingerprint,
     is_uuid,
 )
+from services.workflow.runtime.services.access import hides_task
 from services.workflow.runtime.services.applying import ApplyIn
 from services.workflow.runtime.services.human_policy import TaskGuard
 from services.workflow.runtime.services.publishing import ModelCompiler
@@ -72,11 +74,14 @@ class TaskActionRunner:
         task_ids: list[str],
         key: str | None,
         one: Callable[[str, str | None], Awaitable[TaskView]],
+        viewer: Viewer | None = None,
     ) -> list[BulkItem]:
-        """Each task in its own transaction: one refusal never undoes the others."""
+        """Each task in its own transaction: one refusal never undoes the others. With
+        ``viewer``, a task of a case hidden from them is refused as an unknown task."""
         results = []
         for task_id in dict.fromkeys(task_ids):
             try:
+                await self.refuse_hidden(task_id, viewer)
                 view = await one(task_id, f"{key}:{task_id}" if key else None)
                 results.append(BulkItem(task_id=task_id, ok=True, task=view))
             except TramitaError as exc:
@@ -92,6 +97,13 @@ class TaskActionRunner:
                     )
                 )
         return results
+
+    async def refuse_hidden(self, task_id: str, viewer: Viewer | None) -> None:
+        """The unknown task's own refusal when the task's case is hidden from ``viewer``."""
+        async with self._uow() as uow:
+            hidden = await hides_task(uow, task_id, viewer, self._clock.now())
+        if hidden:
+            raise NotFound("unknown task", task_id=task_id, code="unknown_task")
 
     async def _run(
         self,

@@ -36,6 +36,7 @@ from services.workflow.forms import (
 )
 from services.workflow.runtime.kernel.events import TaskCompleted
 from services.workflow.runtime.ports import TaskRecord, UnitOfWork
+from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.ports.human import (
     OPEN,
     SUPERVISOR_PERMISSION,
@@ -298,11 +299,22 @@ class TaskService(TaskActionRunner):
 
     # --- bulk ---------------------------------------------------------------------------------
 
+    # With ``viewer`` (the person who names the tasks), a task of a case hidden from them is
+    # refused exactly as an unknown task (``TaskActionRunner._bulk``).
+
     async def bulk_claim(
-        self, task_ids: list[str], *, actor: Actor, idempotency_key: str | None = None
+        self,
+        task_ids: list[str],
+        *,
+        actor: Actor,
+        idempotency_key: str | None = None,
+        viewer: Viewer | None = None,
     ) -> list[BulkItem]:
         return await self._bulk(
-            task_ids, idempotency_key, lambda t, k: self.claim(t, actor=actor, idempotency_key=k)
+            task_ids,
+            idempotency_key,
+            lambda t, k: self.claim(t, actor=actor, idempotency_key=k),
+            viewer,
         )
 
     async def bulk_reassign(
@@ -313,6 +325,7 @@ class TaskService(TaskActionRunner):
         to_user: str | None = None,
         to_queue: str | None = None,
         idempotency_key: str | None = None,
+        viewer: Viewer | None = None,
     ) -> list[BulkItem]:
         return await self._bulk(
             task_ids,
@@ -320,13 +333,22 @@ class TaskService(TaskActionRunner):
             lambda t, k: self.forward(
                 t, actor=actor, to_user=to_user, to_queue=to_queue, idempotency_key=k
             ),
+            viewer,
         )
 
     async def bulk_abandon(
-        self, task_ids: list[str], *, actor: Actor, idempotency_key: str | None = None
+        self,
+        task_ids: list[str],
+        *,
+        actor: Actor,
+        idempotency_key: str | None = None,
+        viewer: Viewer | None = None,
     ) -> list[BulkItem]:
         return await self._bulk(
-            task_ids, idempotency_key, lambda t, k: self.abandon(t, actor=actor, idempotency_key=k)
+            task_ids,
+            idempotency_key,
+            lambda t, k: self.abandon(t, actor=actor, idempotency_key=k),
+            viewer,
         )
 
     # --- release and abandon ------------------------------------------------------------------

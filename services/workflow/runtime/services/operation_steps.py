@@ -123,6 +123,7 @@ class OperationSteps:
 
         async def act(task_id: str) -> None:
             key = task_key(operation.id, task_id)
+            await self._tasks.refuse_hidden(task_id, operation.viewer)
             if operation.kind == "bulk_claim":
                 await self._tasks.claim(task_id, actor=actor, idempotency_key=key)
             elif operation.kind == "bulk_abandon":
