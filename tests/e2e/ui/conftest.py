@@ -23,11 +23,11 @@ from core.clock import FixedClock
 from core.identity import Directory
 from core.ids import SequentialIdGen
 from core.settings import Settings
-from core.web import create_app
 from modules.diario.demo import AUTHOR
 from modules.diario.records import Act, ActStore
 from modules.diario.workflows import APPROVER_ID, AUTHOR_ID, PROFILES, REVIEWER_ID
 from services.workflow.bootstrap import WorkflowService, service_of
+from tests.apps import app_for
 from tests.conftest import unavailable
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -105,20 +105,21 @@ async def site(database_url: str, clock: FixedClock) -> AsyncIterator[Site]:
     service = service_of(platform)
     await _staff(platform)
     port = _free_port()
-    config = uvicorn.Config(
-        create_app(platform), host="127.0.0.1", port=port, log_level="warning", lifespan="off"
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.01)
-    try:
-        yield Site(url=f"http://127.0.0.1:{port}", platform=platform, service=service)
-    finally:
-        server.should_exit = True
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        await platform.close()
+    with app_for(platform) as app:
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"
+        )
+        server = uvicorn.Server(config)
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.01)
+        try:
+            yield Site(url=f"http://127.0.0.1:{port}", platform=platform, service=service)
+        finally:
+            server.should_exit = True
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await platform.close()
 
 
 @pytest.fixture

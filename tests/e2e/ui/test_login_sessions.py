@@ -10,7 +10,6 @@ from http.cookies import SimpleCookie
 
 import httpx
 import pytest
-from litestar.testing import AsyncTestClient
 
 from contracts.errors import Unauthenticated
 from core.app import Platform
@@ -18,8 +17,8 @@ from core.auth import read_token
 from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.settings import Settings
-from core.web import create_app
 from services.workflow.ui.web import SESSION_COOKIE
+from tests.apps import client_for
 
 PASSWORD = "senha-de-teste-123"
 INBOX = "/cms/workflow/inbox"
@@ -56,7 +55,7 @@ async def boot(database_url: str, clock: FixedClock) -> AsyncIterator[Boot]:
 @asynccontextmanager
 async def pages(platform: Platform, *, https: bool = False) -> AsyncIterator[httpx.AsyncClient]:
     base = "https://testserver.local" if https else "http://testserver.local"
-    async with AsyncTestClient(app=create_app(platform), base_url=base) as client:
+    async with client_for(platform, base_url=base) as client:
         yield client
 
 

@@ -25,8 +25,8 @@ from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
-from core.web import create_app
 from services.workflow.bootstrap import service_of
+from tests.apps import app_for
 from tests.e2e.ui.conftest import (
     SCREEN_IDS,
     SCREENS,
@@ -82,19 +82,20 @@ async def ops_site(database_url: str, clock: FixedClock) -> AsyncIterator[OpsSit
 @contextlib.asynccontextmanager
 async def _served(platform: Platform) -> AsyncIterator[str]:
     port = _free_port()
-    config = uvicorn.Config(
-        create_app(platform), host="127.0.0.1", port=port, log_level="warning", lifespan="off"
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+    with app_for(platform) as app:
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"
+        )
+        server = uvicorn.Server(config)
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.01)
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.should_exit = True
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
 
 async def _retried(site: OpsSite, clock: FixedClock) -> str:
