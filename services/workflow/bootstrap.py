@@ -129,7 +129,10 @@ class WorkflowService(WorkflowHandles):
         lines += await self.units.sync(regs.units, regs.queue_units, actor=Actor.system("boot"))
         await self.deadlines.publish_calendar(seal_spec(NATIONAL_CALENDAR), Actor.system("boot"))
         for doc_type in regs.document_types:
-            if await self.documents.register_type(msgspec.convert(dict(doc_type), DocumentType)):
+            typed = msgspec.convert(dict(doc_type), DocumentType)
+            if typed.access is not None:  # its default level's ground is on the list
+                self.access.documents.check(typed.access.level, typed.access.ground)
+            if await self.documents.register_type(typed):
                 lines.append(f"document type {doc_type.get('key')}")
         for definition in regs.workflows:
             version, created = await self.engine.publisher.publish(

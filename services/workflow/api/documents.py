@@ -4,6 +4,12 @@ Each route declares the least permission it needs (``core.auth.requires``); the 
 type's own permissions (``read``/``write``/``delete``) are then checked for the caller, so a
 module can keep, say, a sigiloso annex to a smaller group. Uploads are raw bodies (the file's
 bytes; its name in ``?name=``); what they really are is read from the bytes, not the header.
+
+Before any of that, a document has an access level on top of its case's (``docs/access.md``):
+the routers' guard answers 404 for a ``{document_id}`` the caller may not see, exactly as for
+an unknown one, and a list leaves such documents out (``AccessPolicy.documents``). An upload
+may set the level (``?level=&ground=``, the type's default otherwise); ``workflow.classify``
+changes it later (``POST /api/v1/documents/{id}/access``, audited).
 """
 
 from __future__ import annotations
@@ -16,15 +22,17 @@ from uuid import UUID
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.params import FromPath, JSONBody, Parameter
+from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
 from contracts.errors import Forbidden
 from contracts.kernel import Actor
 from core.auth import actor_of, requires
-from services.workflow.api.access import access_of
+from services.workflow.api.access import LevelBody, access_of, viewer_for
 from services.workflow.api.deps import engine_of, platform_of
-from services.workflow.documents import Document, DocumentService
+from services.workflow.documents import Document, DocumentAccess, DocumentService
 from services.workflow.handles import handles_of
+from services.workflow.runtime.ports.access import Level
+from services.workflow.runtime.services.access import CLASSIFY_PERMISSION
 
 MAX_UPLOAD = 25 * 1024 * 1024
 """The route's body limit; each type's own ``max_bytes`` is checked after (413 either way)."""
@@ -50,6 +58,8 @@ class DocumentView(msgspec.Struct, frozen=True, kw_only=True):
     template_version: int | None
     generated_at: datetime
     download: str
+    level: Level = "public"
+    ground: str | None = None
 
 
 class GenerateBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -90,18 +100,25 @@ def _view(document: Document, type_name: str) -> DocumentView:
         template_version=document.template_version,
         generated_at=document.generated_at,
         download=f"/api/v1/documents/{document.id}/content",
+        level=document.level,
+        ground=document.ground,
     )
 
 
 async def visible(
     request: Request[Any, Any, Any], actor: Actor, instance_id: str
 ) -> list[DocumentView]:
-    """The instance's current documents whose type the caller may read (others are left
-    out, not refused: the list never tells that a hidden one exists)."""
+    """The instance's current documents the caller may see (their level) and whose type they
+    may read (others are left out, not refused: the list never tells that a hidden one
+    exists)."""
     await engine_of(request).status(instance_id)
+    viewer = await viewer_for(request, actor.id)
+    levels = await access_of(request).documents.levels(instance_id, viewer)
     out = []
     names: dict[str, str | None] = {}
     for document in await documents_of(request).list_for(instance_id):
+        if document.level not in levels:
+            continue
         if document.type_key not in names:
             try:
                 names[document.type_key] = await may(request, actor, document.type_key, "read")
@@ -155,10 +172,23 @@ class InstanceDocumentController(Controller):
         instance_id: FromPath[UUID],
         type_key: FromPath[TypeKey],
         name: Annotated[str, Parameter(min_length=1, max_length=300, pattern=r"^[^\x00]*$")],
+        level: FromQuery[Level | None] = None,
+        ground: Annotated[str | None, Parameter(max_length=100)] = None,
     ) -> DocumentView:
+        """The file's bytes as the body; ``level`` (``restricted`` and ``secret`` with a legal
+        ground from the list) or the type's default level."""
         type_name = await may(request, actor_of(request), type_key, "write")
+        access = None
+        if level is not None:
+            checked = access_of(request).documents.check(level, ground)
+            access = DocumentAccess(level=level, ground=checked)
         document = await documents_of(request).upload(
-            str(instance_id), type_key, await request.body(), name, actor=actor_of(request)
+            str(instance_id),
+            type_key,
+            await request.body(),
+            name,
+            actor=actor_of(request),
+            access=access,
         )
         return _view(document, type_name)
 
@@ -193,6 +223,28 @@ class DocumentController(Controller):
         await may(request, actor_of(request), document.type_key, "read")
         await access_of(request).record_opening(document.instance_id, actor_of(request))
         return await serve(service, document)
+
+    @post("/{document_id:uuid}/access", guards=[requires(CLASSIFY_PERMISSION)], status_code=200)
+    async def change_level(
+        self,
+        request: Request[Any, Any, Any],
+        document_id: FromPath[UUID],
+        data: JSONBody[LevelBody],
+    ) -> DocumentView:
+        """Set the document's level with its legal ground (audited as
+        ``workflow.document.access.changed``, in its case's trail)."""
+        actor = actor_of(request)
+        await access_of(request).documents.change(
+            str(document_id),
+            data.level,
+            data.ground,
+            viewer=await viewer_for(request, actor.id),
+            actor=actor,
+            reason=data.reason,
+        )
+        service = documents_of(request)
+        document = await service.get(str(document_id))
+        return _view(document, (await service.doc_type(document.type_key)).name)
 
     @post("/{document_id:uuid}/delete", guards=[requires("workflow.read")])
     async def delete(

@@ -7,6 +7,7 @@ ties them to the store. See ``docs/documents.md``.
 
 from .model import (
     Document,
+    DocumentAccess,
     DocumentPermissions,
     DocumentRepo,
     DocumentType,
@@ -16,6 +17,7 @@ from .service import DocumentService, check_required
 
 __all__ = [
     "Document",
+    "DocumentAccess",
     "DocumentPermissions",
     "DocumentRepo",
     "DocumentService",

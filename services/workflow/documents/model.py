@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from contracts.kernel import Actor
+from services.workflow.runtime.ports.access import Level
 
 Origin = Literal["generated", "uploaded"]
 Status = Literal["current", "deleted"]
@@ -30,6 +31,18 @@ class DocumentPermissions(msgspec.Struct, frozen=True, kw_only=True):
     link (e.g. the e-SIC answer); staff permissions above still apply to staff."""
 
 
+class DocumentAccess(msgspec.Struct, frozen=True, kw_only=True):
+    """A document's access level and, unless public, its legal ground (a key of the
+    configured list, ``runtime.services.access``)."""
+
+    level: Level = "public"
+    ground: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.level != "public" and not self.ground:
+            raise ValueError("a restricted or secret level needs a legal ground")
+
+
 class DocumentType(msgspec.Struct, frozen=True, kw_only=True):
     key: str
     name: str
@@ -43,6 +56,9 @@ class DocumentType(msgspec.Struct, frozen=True, kw_only=True):
     when the type is registered."""
     template: dict[str, Any] | None = None
     template_version: int | None = None
+    access: DocumentAccess | None = None
+    """The level its documents get when none is given (a generated document, an upload
+    without one); public when ``None``."""
 
 
 class Document(msgspec.Struct, frozen=True, kw_only=True):
@@ -60,6 +76,9 @@ class Document(msgspec.Struct, frozen=True, kw_only=True):
     created_by: str
     deleted_at: datetime | None = None
     deleted_by: str | None = None
+    level: Level = "public"
+    """Who may see it among those who may see the case (``docs/access.md``)."""
+    ground: str | None = None
 
 
 class NewDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,6 +92,8 @@ class NewDocument(msgspec.Struct, frozen=True, kw_only=True):
     size: int
     content_hash: str
     template_version: int | None = None
+    level: Level = "public"
+    ground: str | None = None
 
 
 class DocumentRepo(Protocol):

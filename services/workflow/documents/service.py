@@ -18,7 +18,7 @@ from contracts.storage import BlobStore
 from core.documents import check_template, render_template_pdf
 from core.documents.upload import PDF, check_upload, safe_filename
 
-from .model import Document, DocumentRepo, DocumentType, NewDocument
+from .model import Document, DocumentAccess, DocumentRepo, DocumentType, NewDocument
 
 _STEP = Actor.system("workflow.documents")
 """Who a step's generated document is recorded as made by."""
@@ -51,11 +51,17 @@ class DocumentService:
             raise NotFound("no such document type", type_key=key)
         return found
 
+    async def types(self) -> list[DocumentType]:
+        """Every registered type, by key."""
+        found = [await self._repo.get_type(key) for key in sorted(await self._repo.type_keys())]
+        return [t for t in found if t is not None]
+
     async def generate(
         self, instance_id: str, type_key: str, data: Mapping[str, Any], *, actor: Actor
     ) -> Document:
         """Fill the type's current template with ``data``, typeset it and attach the PDF;
-        the document records the template version it came from."""
+        the document records the template version it came from and gets the type's default
+        level (public when it declares none)."""
         doc_type = await self.doc_type(type_key)
         if doc_type.template is None or doc_type.template_version is None:
             raise Conflict(
@@ -105,9 +111,18 @@ class DocumentService:
         return None
 
     async def upload(
-        self, instance_id: str, type_key: str, data: bytes, filename: str, *, actor: Actor
+        self,
+        instance_id: str,
+        type_key: str,
+        data: bytes,
+        filename: str,
+        *,
+        actor: Actor,
+        access: DocumentAccess | None = None,
     ) -> Document:
-        """Attach an uploaded file after checking its size, real type and name."""
+        """Attach an uploaded file after checking its size, real type and name; ``access``
+        (its ground already checked, ``AccessPolicy.documents.check``) or else the type's
+        default level."""
         doc_type = await self.doc_type(type_key)
         checked = check_upload(
             data, filename, max_bytes=doc_type.max_bytes, allowed=doc_type.media_types
@@ -120,6 +135,7 @@ class DocumentService:
             filename=checked.filename,
             origin="uploaded",
             actor=actor,
+            access=access,
         )
 
     async def _add(
@@ -132,8 +148,10 @@ class DocumentService:
         filename: str,
         origin: Any,
         actor: Actor,
+        access: DocumentAccess | None = None,
     ) -> Document:
         key = self._blobs.put(data)
+        access = access or doc_type.access or DocumentAccess()
         new = NewDocument(
             instance_id=instance_id,
             type_key=doc_type.key,
@@ -143,6 +161,8 @@ class DocumentService:
             size=len(data),
             content_hash=key,
             template_version=doc_type.template_version if origin == "generated" else None,
+            level=access.level,
+            ground=access.ground,
         )
         return await self._repo.add(new, unique=doc_type.unique_per_instance, actor=actor)
 

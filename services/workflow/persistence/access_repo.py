@@ -15,12 +15,49 @@ from services.workflow.persistence import tables_documents as d
 from services.workflow.persistence import tables_human as h
 from services.workflow.persistence.tables_access import access, access_grants
 from services.workflow.persistence.write_buffer import WriteBuffer
-from services.workflow.runtime.ports.access import AccessRecord, GrantRecord, Viewer
+from services.workflow.runtime.ports.access import (
+    LEVELS,
+    AccessRecord,
+    GrantRecord,
+    Level,
+    Viewer,
+)
 
 
 def _protected(iid: Any) -> Any:
     a = access.alias("acl_protected").c
     return sa.exists().where(a.instance_id == iid, a.level != "public")
+
+
+def _granted(iid: Any, user_id: str, now: datetime) -> Any:
+    """An active grant on the case names the person."""
+    g = access_grants.alias("acl_grant").c
+    return sa.exists().where(
+        g.instance_id == iid,
+        g.user_id == user_id,
+        g.revoked_at.is_(None),
+        sa.or_(g.expires_at.is_(None), g.expires_at > now),
+    )
+
+
+def _restricted_ok(iid: Any, user_id: str, *, classifier: bool) -> Any:
+    """Whoever may see what is restricted on the case: a classifier, or a person involved in
+    it (started it, holds or completed one of its tasks, or is a member of one of its tasks'
+    queues)."""
+    if classifier:
+        return sa.true()
+    # Aliases: the outer query may read the same tables (the inbox reads tasks), and a
+    # subquery on them would silently correlate to the outer row instead of its own.
+    task = t.tasks.alias("acl_task").c
+    case = t.instances.alias("acl_case").c
+    queues = sa.select(h.queue_members.c.queue).where(h.queue_members.c.user_id == user_id)
+    return sa.or_(
+        sa.exists().where(case.id == iid, case.author_id == user_id),
+        sa.exists().where(
+            task.instance_id == iid,
+            sa.or_(task.assignee == user_id, task.completed_by == user_id, task.queue.in_(queues)),
+        ),
+    )
 
 
 def visible_to(user_id: str, *, classifier: bool, now: datetime, instance: Any = None) -> Any:
@@ -29,32 +66,12 @@ def visible_to(user_id: str, *, classifier: bool, now: datetime, instance: Any =
     restricted and the person classifies cases or is involved in it (started it, holds or
     completed one of its tasks, or is a member of the queue of one of its tasks)."""
     iid = t.instances.c.id if instance is None else instance
-    # Aliases: the outer query may read the same tables (the inbox reads tasks), and a
-    # subquery on them would silently correlate to the outer row instead of its own.
     a = access.alias("acl_level").c
-    g = access_grants.alias("acl_grant").c
-    task = t.tasks.alias("acl_task").c
-    case = t.instances.alias("acl_case").c
     hidden_level = sa.select(a.level).where(a.instance_id == iid).scalar_subquery()
-    granted = sa.exists().where(
-        g.instance_id == iid,
-        g.user_id == user_id,
-        g.revoked_at.is_(None),
-        sa.or_(g.expires_at.is_(None), g.expires_at > now),
-    )
-    queues = sa.select(h.queue_members.c.queue).where(h.queue_members.c.user_id == user_id)
-    involved = sa.or_(
-        sa.exists().where(case.id == iid, case.author_id == user_id),
-        sa.exists().where(
-            task.instance_id == iid,
-            sa.or_(task.assignee == user_id, task.completed_by == user_id, task.queue.in_(queues)),
-        ),
-    )
-    restricted_ok: Any = sa.true() if classifier else involved
     return sa.or_(
         ~_protected(iid),
-        granted,
-        sa.and_(hidden_level == "restricted", restricted_ok),
+        _granted(iid, user_id, now),
+        sa.and_(hidden_level == "restricted", _restricted_ok(iid, user_id, classifier=classifier)),
     )
 
 
@@ -132,6 +149,32 @@ class SqlAccessRepo:
             await self._conn.execute(sa.select(table.c.instance_id).where(table.c.id == object_id))
         ).first()
         return None if row is None else str(row.instance_id)
+
+    async def clearance(
+        self, instance_id: str, user_id: str, *, classifier: bool, now: datetime
+    ) -> frozenset[Level]:
+        """The levels of the case's documents the person may see: the rule of
+        :func:`visible_to` (the same two conditions) applied to a document's own level."""
+        query = sa.select(
+            _granted(instance_id, user_id, now).label("granted"),
+            _restricted_ok(instance_id, user_id, classifier=classifier).label("restricted"),
+        )
+        row = (await self._conn.execute(query)).one()
+        if row.granted:
+            return frozenset(LEVELS)
+        return frozenset(("public", "restricted") if row.restricted else ("public",))
+
+    async def document(self, document_id: str) -> tuple[str, Level] | None:
+        c = d.documents.c
+        query = sa.select(c.instance_id, c.level).where(c.id == document_id)
+        row = (await self._conn.execute(query)).first()
+        return None if row is None else (str(row.instance_id), row.level)
+
+    async def set_document_level(self, document_id: str, level: Level, ground: str | None) -> None:
+        c = d.documents.c
+        await self._conn.execute(
+            d.documents.update().where(c.id == document_id).values(level=level, ground=ground)
+        )
 
     async def grants(self, instance_id: str) -> list[GrantRecord]:
         g = access_grants.c

@@ -23,6 +23,7 @@ from contracts.kernel import Actor, AuditEntry, Clock, IdGen
 from core.documents import template_checksum
 from services.workflow.documents.model import (
     Document,
+    DocumentAccess,
     DocumentPermissions,
     DocumentType,
     NewDocument,
@@ -73,6 +74,7 @@ class SqlDocuments:
             "permissions": _json(doc_type.permissions),
             "fields": _json(doc_type.fields),
             "template_version": doc_type.template_version,
+            "access": None if doc_type.access is None else _json(doc_type.access),
         }
         conn = self._db.conn
         changed = await self._store_template(conn, doc_type)
@@ -144,6 +146,9 @@ class SqlDocuments:
             fields=tuple(msgspec.json.decode(m["fields"])),
             template=template,
             template_version=m["template_version"],
+            access=None
+            if m["access"] is None
+            else msgspec.json.decode(m["access"], type=DocumentAccess),
         )
 
     async def type_keys(self) -> frozenset[str]:
@@ -311,5 +316,8 @@ async def _instance_status(conn: AsyncConnection, instance_id: str) -> str:
 
 def _facts(values: dict[str, Any]) -> dict[str, Any]:
     """What the audit keeps of a new document: identifiers and kinds, not its name."""
-    keep = ("instance_id", "type_key", "origin", "media_type", "size", "content_hash")
-    return {k: values[k] for k in keep} | {"template_version": values["template_version"]}
+    keep = ("instance_id", "type_key", "origin", "media_type", "size", "content_hash", "level")
+    return {k: values[k] for k in keep} | {
+        "template_version": values["template_version"],
+        "ground": values["ground"],
+    }

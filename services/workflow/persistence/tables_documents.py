@@ -27,6 +27,8 @@ document_types = sa.Table(
     sa.Column("permissions", sa.Text, nullable=False),
     sa.Column("fields", sa.Text, nullable=False),
     sa.Column("template_version", sa.Integer, nullable=True),
+    # The level its documents get by default (JSON {"level", "ground"}; NULL: public).
+    sa.Column("access", sa.Text, nullable=True),
     sa.Column("updated_at", UTCDateTime, nullable=False),
 )
 
@@ -60,6 +62,10 @@ documents = sa.Table(
     sa.Column("deleted_at", UTCDateTime, nullable=True),
     sa.Column("deleted_by", sa.String(100), nullable=True),
     sa.Column("unique_slot", sa.String(100), nullable=True),
+    # Its access level (public, restricted, secret) and, unless public, the legal ground
+    # (runtime.services.access): on top of the case's own level, never instead of it.
+    sa.Column("level", sa.String(20), nullable=False, server_default="public"),
+    sa.Column("ground", sa.String(100), nullable=True),
     sa.UniqueConstraint("instance_id", "unique_slot", name="uq_workflow_documents_unique_slot"),
     sa.Index("ix_workflow_documents_instance", "instance_id", "type_key"),
 )

@@ -1,7 +1,8 @@
 """The documents a requester may download from the public page of their process.
 
-Only documents of a type declared ``citizen`` (``permissions.citizen``, e.g. the e-SIC answer
-and appeal decisions) and still current are listed or served; the signed link is the
+Only public documents (their own access level, ``docs/access.md``: a restricted or secret one
+never, whatever its type) of a type declared ``citizen`` (``permissions.citizen``, e.g. the
+e-SIC answer and appeal decisions) and still current are listed or served; the signed link is the
 credential, as for the timeline. Anything else — another process's document, a staff-only
 type, a deleted one, an unknown id — is the same plain 404, so nothing is revealed.
 """
@@ -27,7 +28,7 @@ async def citizen_documents(
     service: DocumentService, instance_id: str, token: str
 ) -> list[PublicDocument]:
     """The process's current citizen documents, oldest first, with their download paths."""
-    documents = await service.list_for(instance_id)
+    documents = [d for d in await service.list_for(instance_id) if d.level == "public"]
     names = await _citizen_types(service, documents)
     return [
         PublicDocument(
@@ -48,6 +49,8 @@ async def citizen_document(
 ) -> Document:
     """The document, if it is a current citizen document of this process; 404 otherwise."""
     for document in await service.list_for(instance_id):
+        if document.level != "public":
+            continue
         if document.id == document_id and await _citizen_types(service, [document]):
             return document
     raise NotFound("unknown or expired link")

@@ -16,6 +16,10 @@ from services.workflow.ui.calendar_pages import CalendarPagesController
 from services.workflow.ui.dashboards import DashboardController
 from services.workflow.ui.deadline_pages import DeadlinePagesController
 from services.workflow.ui.definitions import DefinitionPagesController
+from services.workflow.ui.document_pages import (
+    DocumentAccessPageController,
+    DocumentFormsController,
+)
 from services.workflow.ui.documents import DocumentPageController
 from services.workflow.ui.editor import DraftEditorController, NewDraftController
 from services.workflow.ui.inbox import InboxController, TaskActionController
@@ -63,6 +67,8 @@ def ui_router() -> Router:
             UnitPagesController,
             DeadlinePagesController,
             DocumentPageController,
+            DocumentFormsController,
+            DocumentAccessPageController,
             OperationsController,
             MigrationWizardController,
             StuckInstancesController,

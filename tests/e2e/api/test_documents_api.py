@@ -1,4 +1,5 @@
-"""The documents API over HTTP: list, upload, generate, download, delete, with permissions."""
+"""The documents API over HTTP: list, upload, generate, download, delete, with permissions;
+documents' own access levels (issue #23 item 2) over the API, the pages and the citizen side."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from contracts.errors import NotFound
 from contracts.kernel import Actor
 from contracts.workflow.case import CASE_OPENED
 from contracts.workflow.types import StartRequest
@@ -20,6 +22,8 @@ from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
 from services.workflow.bootstrap import service_of
+from services.workflow.documents import DocumentAccess, DocumentPermissions, DocumentType
+from services.workflow.public.documents import citizen_document, citizen_documents
 from services.workflow.runtime.ports.access import Viewer
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.apps import client_for
@@ -34,6 +38,8 @@ PROFILES = {
     "reader": ["workflow.read"],
     "keeper": ["workflow.read", "workflow.tasks", "workflow.admin", "docs.secret"],
     "nobody": [],
+    "classifier": ["workflow.read", "workflow.tasks", "workflow.classify"],
+    "granted": ["workflow.read"],
 }
 
 
@@ -53,11 +59,16 @@ class Docs:
         return {"Authorization": f"Bearer {self.tokens[user]}"}
 
     async def upload(
-        self, user: str, data: bytes, name: str = "oficio.pdf", type_key: str = "docs.attachment"
+        self,
+        user: str,
+        data: bytes,
+        name: str = "oficio.pdf",
+        type_key: str = "docs.attachment",
+        **access: str,
     ) -> Any:
         return await self.client.post(
             f"/api/v1/instances/{self.case}/documents/{type_key}",
-            params={"name": name},
+            params={"name": name, **access},
             content=data,
             headers={**self.auth(user), "Content-Type": "application/octet-stream"},
         )
@@ -246,3 +257,144 @@ async def test_a_document_of_a_restricted_case_is_an_audited_opening_hidden_like
         unknown.text.replace("00000000-0000-0000-0000-000000000000", "ID"),
     )
     assert await openings() == [(docs.users["clerk"], "restricted")] * 2
+
+
+async def _sign_in(docs: Docs, user: str) -> str:
+    """A page session for ``user``; the CSRF token the forms need."""
+    docs.client.cookies.clear()
+    session = await open_session(docs.platform, docs.users[user])
+    docs.client.cookies.set(SESSION_COOKIE, str(session.value))
+    await docs.client.get("/cms/login")  # any page: the CSRF middleware sets its cookie
+    return str(docs.client.cookies["tramita_csrf"])
+
+
+async def test_a_documents_level_decides_who_lists_and_downloads_it(docs: Docs) -> None:
+    """The walk: the case is public; clerk is involved (a member of its task's queue), granted
+    holds a grant on the case, reader is neither, classifier classifies. A hidden document is
+    the unknown document's 404, on the API and the pages, and is never listed; the citizen side
+    shows a public document only, whatever its type says."""
+    ids = {}
+    for level, ground in (("public", ""), ("restricted", "lai.art31"), ("secret", "lai.art23")):
+        access = {"level": level, "ground": ground} if ground else {}
+        made = await docs.upload("clerk", PDF_BYTES + level.encode(), f"{level}.pdf", **access)
+        assert made.status_code == 201, made.text
+        assert (made.json()["level"], made.json()["ground"]) == (level, ground or None)
+        ids[level] = made.json()["id"]
+    granted = await docs.client.post(
+        f"/api/v1/instances/{docs.case}/access/grants",
+        json={"user_id": docs.users["granted"], "reason": "Instrução"},
+        headers=docs.auth("classifier"),
+    )
+    assert granted.status_code == 201, granted.text
+    unknown = "00000000-0000-0000-0000-000000000000"
+    missing = await docs.client.get(
+        f"/api/v1/documents/{unknown}/content", headers=docs.auth("reader")
+    )
+    sees = {
+        "reader": {"public"},
+        "clerk": {"public", "restricted"},
+        "classifier": {"public", "restricted"},
+        "granted": {"public", "restricted", "secret"},
+    }
+    for user, levels in sees.items():
+        listed = await docs.client.get(
+            f"/api/v1/instances/{docs.case}/documents", headers=docs.auth(user)
+        )
+        assert [d["id"] for d in listed.json()] == [ids[lv] for lv in ids if lv in levels], user
+        for level, doc in ids.items():
+            got = await docs.client.get(f"/api/v1/documents/{doc}/content", headers=docs.auth(user))
+            if level in levels:
+                assert (got.status_code, got.content) == (200, PDF_BYTES + level.encode())
+            else:
+                assert got.status_code == 404, (user, level)
+                assert got.text.replace(doc, unknown) == missing.text
+    for user, levels in (("reader", {"public"}), ("clerk", {"public", "restricted"})):
+        await _sign_in(docs, user)
+        shown = (await docs.client.get(f"/cms/workflow/instances/{docs.case}")).text
+        for level, doc in ids.items():
+            assert (f"{level}.pdf" in shown) == (level in levels), (user, level)
+            got = await docs.client.get(f"/cms/workflow/documents/{doc}")
+            assert got.status_code == (200 if level in levels else 404), (user, level)
+
+    # A citizen type whose documents are restricted unless said otherwise (its default).
+    wf = service_of(docs.platform)
+    await wf.documents.register_type(
+        DocumentType(
+            key="docs.letter",
+            name="Carta",
+            permissions=DocumentPermissions(citizen=True),
+            access=DocumentAccess(level="restricted", ground="lai.art31"),
+        )
+    )
+    letters = [
+        await wf.documents.upload(
+            docs.case,
+            "docs.letter",
+            PDF_BYTES + body,
+            "carta.pdf",
+            actor=Actor.system("t"),
+            access=access,
+        )
+        for body, access in ((b"1", None), (b"2", DocumentAccess(level="public")))
+    ]
+    assert [d.level for d in letters] == ["restricted", "public"]
+    public = await citizen_documents(wf.documents, docs.case, "token")
+    assert [d.id for d in public] == [letters[1].id]
+    with pytest.raises(NotFound):
+        await citizen_document(wf.documents, docs.case, letters[0].id)
+
+
+async def test_a_documents_level_needs_a_ground_and_its_change_is_audited(docs: Docs) -> None:
+    for ground in ({}, {"ground": "lai.art99"}):
+        refused = await docs.upload("clerk", PDF_BYTES, level="restricted", **ground)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["field"] == "ground"
+    doc = (await docs.upload("clerk", PDF_BYTES)).json()
+    url = f"/api/v1/documents/{doc['id']}/access"
+    body = {"level": "restricted", "ground": "lai.art31", "reason": "Dados pessoais"}
+    assert (await docs.client.post(url, json=body, headers=docs.auth("clerk"))).status_code == 403
+    changed = await docs.client.post(url, json=body, headers=docs.auth("classifier"))
+    assert changed.status_code == 200, changed.text
+    assert (changed.json()["level"], changed.json()["ground"]) == ("restricted", "lai.art31")
+    assert (await docs.client.get(doc["download"], headers=docs.auth("reader"))).status_code == 404
+    trail = await docs.client.get(
+        f"/api/v1/instances/{docs.case}/audit", headers=docs.auth("classifier")
+    )
+    (entry,) = [e for e in trail.json() if e["action"] == "workflow.document.access.changed"]
+    assert (entry["object_id"], entry["reason"]) == (doc["id"], "Dados pessoais")
+    assert entry["before"] == {"level": "public"}
+    assert entry["after"] == {"level": "restricted", "ground": "lai.art31"}
+    assert entry["actor"]["id"] == docs.users["classifier"]
+
+    # The pages: a level without a ground is refused on its field, in Portuguese.
+    pt = {"accept-language": "pt-BR"}
+    csrf = await _sign_in(docs, "classifier")
+    form = await docs.client.post(
+        f"/cms/workflow/documents/{doc['id']}/access",
+        data={"_csrf_token": csrf, "level": "secret", "ground": "", "reason": "Sigilo"},
+        headers=pt,
+    )
+    assert form.status_code == 422, form.text
+    assert 'id="ground-error"' in form.text and "precisa de uma hipótese legal" in form.text
+    assert '<option value="secret" selected>' in form.text
+    csrf = await _sign_in(docs, "clerk")
+    new = f"/cms/workflow/instances/{docs.case}/documents/new"
+    for ground, status in (("", 422), ("lai.art31", 303)):
+        added = await docs.client.post(
+            new,
+            data={
+                "_csrf_token": csrf,
+                "type_key": "docs.attachment",
+                "level": "restricted",
+                "ground": ground,
+            },
+            files={"file": ("anexo.pdf", PDF_BYTES + b"page", "application/pdf")},
+            headers=pt,
+            follow_redirects=False,
+        )
+        assert added.status_code == status, added.text
+    assert 'id="ground-error"' not in added.text
+    listed = await docs.client.get(
+        f"/api/v1/instances/{docs.case}/documents", headers=docs.auth("clerk")
+    )
+    assert [(d["filename"], d["level"]) for d in listed.json()][-1] == ("anexo.pdf", "restricted")

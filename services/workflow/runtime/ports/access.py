@@ -72,6 +72,23 @@ class AccessStore(Protocol):
         """The instance a task or a document belongs to (``None``: no such object)."""
         ...
 
+    async def clearance(
+        self, instance_id: str, user_id: str, *, classifier: bool, now: datetime
+    ) -> frozenset[Level]:
+        """The levels of the case's documents ``user_id`` may see, by the same rule as cases:
+        ``public``; ``restricted`` when they classify cases, are involved in it or hold an
+        active grant; ``secret`` with an active grant. (Whether they may see the case at all
+        is :meth:`visible`'s to answer.)"""
+        ...
+
+    async def document(self, document_id: str) -> tuple[str, Level] | None:
+        """A document's instance and level (``None``: no such document)."""
+        ...
+
+    async def set_document_level(self, document_id: str, level: Level, ground: str | None) -> None:
+        """Store a document's level and legal ground."""
+        ...
+
     async def grants(self, instance_id: str) -> list[GrantRecord]:
         """Every grant of the case, oldest first (revoked and expired ones too)."""
         ...

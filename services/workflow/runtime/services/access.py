@@ -12,13 +12,15 @@ Opening a restricted or secret case (the instance page, the API's read of the in
 ``tramita instance show``) is a read the audit chain records (:func:`note_opening`, action
 ``case.opened`` with the level; a public case writes nothing).
 
+A document has a level of its own, on top of its case's (``AccessPolicy.documents``,
+``runtime.services.document_access``; the rule itself is ``runtime.services.visibility``).
+
 Restricted and secret levels need a legal ground (*hipótese legal*) from the configured list
 (:data:`DEFAULT_GROUNDS`, or the city's own through ``TRAMITA_WF_ACCESS_GROUNDS``).
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from types import MappingProxyType
@@ -38,6 +40,13 @@ from services.workflow.runtime.ports.access import (
     GrantRecord,
     Level,
     Viewer,
+)
+from services.workflow.runtime.services.document_access import DocumentLevels, unknown_document
+from services.workflow.runtime.services.visibility import (
+    can_see,
+    checked_reason,
+    is_uuid,
+    sees_document,
 )
 
 CLASSIFY_PERMISSION: Final = "workflow.classify"
@@ -60,13 +69,13 @@ DEFAULT_GROUNDS: Final[Mapping[str, str]] = MappingProxyType(
 )
 """Key → label (a catalog msgid) of the legal grounds offered when no list is configured."""
 
-MAX_REASON = 500
 __all__ = [
     "CLASSIFY_PERMISSION",
     "DEFAULT_GROUNDS",
     "AccessPolicy",
     "AccessView",
     "Viewer",
+    "can_see",
     "hides_task",
     "note_opening",
 ]
@@ -100,6 +109,8 @@ class AccessPolicy:
         self._clock = clock
         self._ids = ids
         self.grounds = grounds
+        self.documents = DocumentLevels(self, uow_factory, clock)
+        """The levels of the cases' documents (``runtime.services.document_access``)."""
 
     async def can_see(self, uow: UnitOfWork, instance_id: str, viewer: Viewer) -> bool:
         """Whether the case exists and ``viewer`` may see it, in ``uow``'s transaction."""
@@ -114,16 +125,20 @@ class AccessPolicy:
     async def ensure_owner_visible(
         self, kind: Literal["task", "document"], object_id: str, viewer: Viewer
     ) -> None:
-        """``NotFound`` unless the task or document exists and ``viewer`` may see its case: a
-        hidden one and an unknown one answer alike, before any permission check could tell
-        them apart."""
+        """``NotFound`` unless the task or document exists and ``viewer`` may see its case (and
+        a document's own level, ``runtime.services.visibility``): a hidden one and an unknown
+        one answer alike, before any permission check could tell them apart."""
         async with self._uow() as uow:
-            owner = await uow.access.owner(kind, object_id) if _is_uuid(object_id) else None
-            if owner is not None and await self.can_see(uow, owner, viewer):
-                return
+            if kind == "document":  # its case, then its own level
+                seen = await sees_document(uow, object_id, viewer, self._clock.now())
+            else:
+                owner = await uow.access.owner(kind, object_id) if is_uuid(object_id) else None
+                seen = owner is not None and await self.can_see(uow, owner, viewer)
+        if seen:
+            return
         if kind == "task":
             raise NotFound(N_("unknown task"), task_id=object_id)
-        raise NotFound("no such document", document_id=object_id)
+        raise unknown_document(object_id)
 
     async def record_opening(self, instance_id: str, actor: Actor) -> None:
         """Audit that ``actor`` opened the case (:func:`note_opening`) in a transaction of its
@@ -151,16 +166,20 @@ class AccessPolicy:
             record = await uow.access.level_of(instance_id)
         return "public" if record is None else record.level
 
-    def check_ground(self, level: str, ground: str | None) -> str | None:
+    def check_ground(
+        self, level: str, ground: str | None, *, subject: Literal["case", "document"] = "case"
+    ) -> str | None:
         if level not in LEVELS:
             raise ValidationFailed(N_("unknown access level"), field="level")
         if level == "public":
             return None
         if not ground or ground not in self.grounds:
-            raise ValidationFailed(
-                N_("a restricted or secret case needs a legal ground from the list"),
-                field="ground",
+            message = (
+                N_("a restricted or secret case needs a legal ground from the list")
+                if subject == "case"
+                else N_("a restricted or secret document needs a legal ground from the list")
             )
+            raise ValidationFailed(message, field="ground")
         return ground
 
     async def change(
@@ -176,7 +195,7 @@ class AccessPolicy:
         """Set the case's level with its ground (audited as ``workflow.access.changed``). A
         person who makes a case secret is granted it, so they do not lose it at once."""
         checked = self.check_ground(level, ground)
-        reason = _reason(reason)
+        reason = checked_reason(reason)
         now = self._clock.now()
         async with self._uow() as uow:
             if not await self.can_see(uow, instance_id, viewer):
@@ -258,7 +277,7 @@ class AccessPolicy:
         reason: str,
     ) -> GrantRecord:
         """Let ``user_id`` see the case until ``expires_at`` (audited)."""
-        reason = _reason(reason)
+        reason = checked_reason(reason)
         if expires_at is not None and expires_at <= self._clock.now():
             raise ValidationFailed(N_("the expiry must be in the future"), field="expires_at")
         async with self._uow() as uow:
@@ -272,7 +291,7 @@ class AccessPolicy:
         self, instance_id: str, grant_id: str, *, viewer: Viewer, actor: Actor, reason: str
     ) -> None:
         """End a grant now (audited); ``Conflict`` when it is not active on this case."""
-        reason = _reason(reason)
+        reason = checked_reason(reason)
         now = self._clock.now()
         async with self._uow() as uow:
             if not await self.can_see(uow, instance_id, viewer):
@@ -332,40 +351,11 @@ async def note_opening(uow: UnitOfWork, instance_id: str, actor: Actor) -> bool:
     return True
 
 
-async def can_see(uow: UnitOfWork, instance_id: str, viewer: Viewer, now: datetime) -> bool:
-    """The rule itself (:class:`AccessPolicy` and the commands' reads both ask it)."""
-    if not _is_uuid(instance_id):
-        return False
-    if viewer.user_id is None:
-        record = await uow.access.level_of(instance_id)
-        if record is not None and record.level != "public":
-            return False
-        return await uow.instances.get(instance_id) is not None
-    return await uow.access.visible(
-        instance_id, viewer.user_id, classifier=viewer.classifier, now=now
-    )
-
-
 async def hides_task(uow: UnitOfWork, task_id: str, viewer: Viewer | None, now: datetime) -> bool:
     """Whether the task exists and its case is hidden from ``viewer`` (``False`` without a
     viewer, and for an unknown task: the action's own refusal answers it), for ids a person names
     in bulk, which no route guard sees."""
-    if viewer is None or not _is_uuid(task_id):
+    if viewer is None or not is_uuid(task_id):
         return False
     owner = await uow.access.owner("task", task_id)
     return owner is not None and not await can_see(uow, owner, viewer, now)
-
-
-def _is_uuid(value: str) -> bool:
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
-
-
-def _reason(reason: str) -> str:
-    reason = reason.strip()
-    if not reason:
-        raise ValidationFailed(N_("a reason is required"), field="reason")
-    return reason[:MAX_REASON]
