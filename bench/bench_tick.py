@@ -119,7 +119,9 @@ async def _tick(url: str, later: str) -> None:
     from services.workflow.bootstrap import service_of
 
     clock = FixedClock(datetime.fromisoformat(later))
-    booted = await Platform.boot(Settings(database_url=url), clock=clock, ids=UUIDv7Gen())
+    booted = await Platform.boot(
+        Settings(database_url=url), clock=clock, ids=UUIDv7Gen(), role="tick"
+    )  # as `tramita tick` boots (its collector settled, core.heap)
     try:
         engine = service_of(booted).engine
         print("ready", flush=True)

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from contracts.kernel import Clock, IdGen
 from contracts.workflow.engine import WorkflowEngine
-from core import migrate
+from core import heap, migrate
 from core.audit import SqlAuditWriter
 from core.clock import SystemClock
 from core.db import create_engine
@@ -21,6 +21,10 @@ from core.plugins import PluginHost
 from core.registries import Collected, Registrations
 from core.sessions import SessionStore
 from core.settings import Settings, load_settings
+
+LONG_RUNNING = frozenset({"server", "worker", "relay", "tick"})
+"""The roles of processes that live for hours: their collector is settled after boot
+(:mod:`core.heap`)."""
 
 
 @dataclass
@@ -88,6 +92,8 @@ class Platform:
         platform.workflow = host.workflow_engine(platform)
         for pending in host.startup(platform):
             await pending
+        if role in LONG_RUNNING:
+            heap.settle()
         return platform
 
     @property

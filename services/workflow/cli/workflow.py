@@ -32,13 +32,15 @@ T = TypeVar("T")
 CLI_ACTOR = Actor(kind="system", id="cli")
 
 
-def with_platform(action: Callable[[Platform, WorkflowService], Awaitable[T]]) -> T:
+def with_platform(
+    action: Callable[[Platform, WorkflowService], Awaitable[T]], *, role: str = "cli"
+) -> T:
     """Boot the platform, run ``action`` with it and the workflow service, close it."""
     from core.app import Platform
     from services.workflow.bootstrap import service_of
 
     async def _run() -> T:
-        platform = await Platform.boot()
+        platform = await Platform.boot(role=role)
         try:
             return await action(platform, service_of(platform))
         finally:
@@ -47,9 +49,9 @@ def with_platform(action: Callable[[Platform, WorkflowService], Awaitable[T]]) -
     return run_async(_run)
 
 
-def with_service(action: Callable[[WorkflowService], Awaitable[T]]) -> T:
+def with_service(action: Callable[[WorkflowService], Awaitable[T]], *, role: str = "cli") -> T:
     """Boot, run ``action`` with the workflow service, close."""
-    return with_platform(lambda _platform, service: action(service))
+    return with_platform(lambda _platform, service: action(service), role=role)
 
 
 def say_changed(changed: bool, done: str, unchanged: str, **values: object) -> None:
@@ -386,7 +388,7 @@ def tick_cmd(every: float | None) -> None:
                 click.echo(_("timers fired: %(count)s") % {"count": fired})
             await asyncio.sleep(every)
 
-    click.echo(_("timers fired: %(count)s") % {"count": with_service(_tick)})
+    click.echo(_("timers fired: %(count)s") % {"count": with_service(_tick, role="tick")})
 
 
 instance_group.add_command(list_instances_cmd)
