@@ -74,7 +74,12 @@ def _emit(views: list[DeadlineView], as_json: bool) -> None:
         click.echo(_line(view))
 
 
-_as = click.option("--as", "user_id", default=None, help="User id recorded as the actor.")
+_as = click.option(
+    "--as",
+    "user_id",
+    default=None,
+    help="User id recorded as the actor; only the cases they may see (default: system cli).",
+)
 _json = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 
 
@@ -94,7 +99,7 @@ def extend_cmd(ref: str, name: str, justification: str, user_id: str | None, as_
 
     async def _go(service: WorkflowService) -> DeadlineView:
         return await service.deadlines.extend(
-            await instance_id(service, ref), name, justification, _actor(user_id)
+            await instance_id(service, ref, user_id), name, justification, _actor(user_id)
         )
 
     _emit([_with_service(_go)], as_json)
@@ -124,7 +129,11 @@ def suspend_cmd(
 
     async def _go(service: WorkflowService) -> DeadlineView:
         return await service.deadlines.suspend(
-            await instance_id(service, ref), name, reason, _actor(user_id), legal_basis=legal_basis
+            await instance_id(service, ref, user_id),
+            name,
+            reason,
+            _actor(user_id),
+            legal_basis=legal_basis,
         )
 
     _emit([_with_service(_go)], as_json)
@@ -140,7 +149,7 @@ def resume_cmd(ref: str, name: str, user_id: str | None, as_json: bool) -> None:
 
     async def _go(service: WorkflowService) -> DeadlineView:
         return await service.deadlines.resume(
-            await instance_id(service, ref), name, _actor(user_id)
+            await instance_id(service, ref, user_id), name, _actor(user_id)
         )
 
     _emit([_with_service(_go)], as_json)

@@ -25,11 +25,10 @@ from contracts.kernel import Actor
 from core.app import Platform
 from core.cli import run_async
 from core.cli_progress import Progress, announce
-from core.identity import is_uuid
 from services.workflow.api.operation_runs import OperationView, view_of
 from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.cli.operations import echo_outcome, status_words
-from services.workflow.cli.reads import instance_id
+from services.workflow.cli.reads import acting_viewer, instance_id
 from services.workflow.cli.text import gettext as _
 from services.workflow.labels import (
     MIGRATION_RESULTS,
@@ -43,9 +42,7 @@ from services.workflow.runtime.kernel.migration_plan import (
     MigrationReport,
     MigrationRequest,
 )
-from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.ports.operations import Operation
-from services.workflow.runtime.services.access import CLASSIFY_PERMISSION
 from services.workflow.runtime.services.migration import Migrator
 from services.workflow.runtime.services.operations import OperationService
 
@@ -68,17 +65,6 @@ def _with_migrator(action: Callable[[WorkflowService, Migrator], Awaitable[T]]) 
 
 def _actor(user: str | None) -> Actor:
     return Actor(id=user) if user else Actor.system("cli")
-
-
-async def _viewer(service: WorkflowService, user: str | None) -> Viewer | None:
-    """Whose sight the command acts with: ``--as`` a person, only the cases they may see
-    (``runtime.services.access``; another is reported like an unknown id); without it, the
-    system's own command, every case."""
-    if not user:
-        return None
-    permissions = service.platform.permissions
-    classifier = is_uuid(user) and await permissions.has(user, CLASSIFY_PERMISSION)
-    return Viewer(user_id=user, classifier=classifier)
 
 
 def _mapping(pairs: tuple[str, ...], mapping_file: Path | None) -> dict[str, str]:
@@ -206,7 +192,7 @@ def migrate_cmd(
         )
 
     async def _go(service: WorkflowService, migrator: Migrator) -> MigrationReport | OperationView:
-        viewer = await _viewer(service, user)
+        viewer = await acting_viewer(service, user)
         every = await migrator.candidates(key, from_version, viewer=viewer) if all_in_flight else []
         ids = chosen + every
         request = MigrationRequest(
@@ -340,7 +326,12 @@ def _operation_out(view: OperationView, *, waited: bool, as_json: bool) -> None:
 @click.option("--to", "to_node", required=True, help="The node to move it to (same version).")
 @click.option("--reason", required=True, help="Why (mandatory; kept in the audit log).")
 @click.option("--expect-version", type=int, default=None, help="Refuse if row_version differs.")
-@click.option("--as", "user", default=None, help="The operator's user id (default: system cli).")
+@click.option(
+    "--as",
+    "user",
+    default=None,
+    help="The operator's user id: only the cases they may see (default: system cli, every case).",
+)
 def repair_cmd(
     ref: str,
     token_id: str,
@@ -353,7 +344,7 @@ def repair_cmd(
 
     async def _go(service: WorkflowService, migrator: Migrator) -> Any:
         view = await migrator.repair(
-            await instance_id(service, ref),
+            await instance_id(service, ref, user),
             token_id=token_id,
             to_node=to_node,
             reason=reason,

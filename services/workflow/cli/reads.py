@@ -70,10 +70,28 @@ async def resolve(
     return record
 
 
-async def instance_id(service: WorkflowService, ref: str) -> str:
-    """The id of the instance ``ref`` names (id or protocol number), in its own transaction."""
+async def acting_viewer(service: WorkflowService, user: str | None) -> Viewer | None:
+    """Whose sight a command that acts (``--as USER``) works with: that person's, so a case
+    they may not see is unknown to it (``runtime.services.access``); without ``--as`` it is the
+    system's own command (the console's operator), every case: ``None``."""
+    from core.identity import is_uuid
+    from services.workflow.runtime.ports.access import Viewer
+    from services.workflow.runtime.services.access import CLASSIFY_PERMISSION
+
+    if not user:
+        return None
+    permissions = service.platform.permissions
+    classifier = is_uuid(user) and await permissions.has(user, CLASSIFY_PERMISSION)
+    return Viewer(user_id=user, classifier=classifier)
+
+
+async def instance_id(service: WorkflowService, ref: str, as_user: str | None = None) -> str:
+    """The id of the instance ``ref`` names (id or protocol number), in its own transaction;
+    acting as ``as_user``, a case they may not see is the same ``NotFound`` as an unknown one."""
+    viewer = await acting_viewer(service, as_user)
+    seen = None if viewer is None else (viewer, service.platform.clock.now())
     async with service.uow_factory() as uow:
-        return (await resolve(uow, ref)).id
+        return (await resolve(uow, ref, seen)).id
 
 
 def with_database(action: Callable[[AsyncEngine, Settings, Clock], Awaitable[T]]) -> T:

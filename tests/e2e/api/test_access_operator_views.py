@@ -29,7 +29,7 @@ from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
 from core.auth import issue_token
 from core.clock import FixedClock
-from services.workflow.cli.migrate import migrate_cmd
+from services.workflow.cli.migrate import migrate_cmd, repair_cmd
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.e2e.api.conftest import ALL_WORKFLOW, Api, start_purchase
 from tests.e2e.api.human_helpers import open_tasks, user_id
@@ -265,6 +265,16 @@ async def _cli_migration(api: Api) -> None:
         _migrate_cli, "--all-in-flight", "--as", user_id(api, "classifier")
     )
     assert seen[secret]["result"] == seen[public]["result"] == "would_migrate"
+    repaired = [
+        await asyncio.to_thread(
+            CliRunner().invoke,
+            repair_cmd,
+            [ref, "--to", "review", "--reason", "x", "--as", user_id(api, "admin")],
+        )
+        for ref in (secret, unknown)
+    ]
+    assert repaired[0].exit_code == repaired[1].exit_code != 0
+    assert repaired[0].output == repaired[1].output, repaired[0].output
 
 
 async def _named_tasks(api: Api, cases: dict[str, dict[str, Any]]) -> None:
