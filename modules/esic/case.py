@@ -2,13 +2,17 @@
 
 The view reads the module's own records. Who asked is shown only to a viewer holding
 ``esic.requester`` (``ouvidoria.requester`` for an ombudsman case): the LAI does not ask a
-requester for motives, and the people answering need the question, not the person. Texts are
-the module's own Portuguese, shown as they are.
+requester for motives, and the people answering need the question, not the person. An
+identified *denúncia* and a request whose requester asked for identity protection (Lei
+13.460/2017, art. 10, § 7; Decreto 10.153/2019) show every viewer a pseudonym instead; only a
+reveal with a reason and the kind's own permission shows the person. Texts are the module's own
+Portuguese, shown as they are.
 """
 
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from contracts.errors import Forbidden
 from contracts.workflow.case import (
@@ -30,6 +34,7 @@ from modules.esic.workflows import SECTORS
 REQUESTER_PERMISSION = "esic.requester"
 CONTACT_PERMISSION = "ouvidoria.requester"
 REVEAL_PERMISSION = "ouvidoria.reveal_identity"
+REQUEST_REVEAL_PERMISSION = "esic.reveal_identity"
 
 REQUEST_STATUS_TEXT: dict[str, str] = {
     RequestStatus.RECEIVED: "Recebido",
@@ -65,9 +70,25 @@ APPEAL_TEXT = {
 }
 
 
-def pseudonym(case_id: str) -> str:
+def pseudonym(case_id: str, word: str = "Manifestante") -> str:
     """``Manifestante 7F3A``: four hex digits of a hash of the case id, the same every time."""
-    return f"Manifestante {hashlib.sha256(case_id.encode()).hexdigest()[:4].upper()}"
+    return f"{word} {hashlib.sha256(case_id.encode()).hexdigest()[:4].upper()}"
+
+
+def protected(
+    query: CaseQuery, row: dict[str, Any], *, name: str, email: str, word: str, permission: str
+) -> tuple[CasePerson, tuple[str, ...]]:
+    """A protected identity: its pseudonym, or the person when revealed with ``permission``."""
+    if query.reveal_reason is None:
+        hidden = CasePerson(
+            restricted=True, pseudonym=pseudonym(str(row["id"]), word), reveal_permission=permission
+        )
+        return hidden, ()
+    if permission not in query.grants:
+        raise Forbidden(
+            "revealing a protected identity needs its own permission", permission=permission
+        )
+    return CasePerson(name=row[name], email=row[email]), (IDENTITY_REVEALED,)
 
 
 def paragraphs(text: str) -> tuple[str, ...]:
@@ -89,7 +110,16 @@ class RequestCase:
         if row is None:
             return None
         reads: tuple[str, ...] = ()
-        if REQUESTER_PERMISSION in query.grants:
+        if row["identity_protected"]:
+            person, reads = protected(
+                query,
+                row,
+                name="requester_name",
+                email="requester_email",
+                word="Requerente",
+                permission=REQUEST_REVEAL_PERMISSION,
+            )
+        elif REQUESTER_PERMISSION in query.grants:
             person = CasePerson(name=row["requester_name"], email=row["requester_email"])
             reads = (PERSONAL_DATA_READ,)
         else:
@@ -131,23 +161,18 @@ class OmbudsmanCase:
             return None
         denuncia = row["kind"] == ManifestationKind.DENUNCIATION
         reads: tuple[str, ...] = (CASE_READ,) if denuncia else ()
-        protected = denuncia and not row["anonymous"]
-        if query.reveal_reason is not None and protected:
-            if REVEAL_PERMISSION not in query.grants:
-                raise Forbidden(
-                    "revealing a protected identity needs its own permission",
-                    permission=REVEAL_PERMISSION,
-                )
-            person = CasePerson(name=row["contact_name"], email=row["contact_email"])
-            reads += (IDENTITY_REVEALED,)
-        elif row["anonymous"]:
+        if row["anonymous"]:
             person = CasePerson(anonymous=True)
-        elif protected:
-            person = CasePerson(
-                restricted=True,
-                pseudonym=pseudonym(str(row["id"])),
-                reveal_permission=REVEAL_PERMISSION,
+        elif denuncia:
+            person, revealed = protected(
+                query,
+                row,
+                name="contact_name",
+                email="contact_email",
+                word="Manifestante",
+                permission=REVEAL_PERMISSION,
             )
+            reads += revealed
         elif CONTACT_PERMISSION in query.grants:
             person = CasePerson(name=row["contact_name"], email=row["contact_email"])
             reads += (PERSONAL_DATA_READ,)

@@ -6,7 +6,8 @@ request, the citizen's appeal grounds) and what the task produced (the answer), 
 workflow service typesets, stores and records it (``contracts.workflow.documents``). Each type
 is unique per process, so a retried step finds the document already made and makes no other.
 The types are ``citizen`` documents: the requester downloads them from the public page of the
-request, through the signed link of the receipt e-mail.
+request, through the signed link of the receipt e-mail. Staff read them too, so the answer to
+an identity-protected request greets "requerente", not the requester's name.
 """
 
 from __future__ import annotations
@@ -197,7 +198,8 @@ def _answer(row: Any, step: StepInput, zone: ZoneInfo, today: date) -> dict[str,
         "sector": SECTORS.get(row.sector, row.sector),
         "filed_on": row.created_at.astimezone(zone).date(),
         "answered_on": today,
-        "requester_name": row.requester_name,
+        # A protected requester is not named where staff can read it; the PDF still reaches them.
+        "requester_name": "requerente" if row.identity_protected else row.requester_name,
         "question": row.question,
         "answer": str(step.data.get("answer") or ""),
     }

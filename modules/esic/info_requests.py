@@ -21,8 +21,21 @@ class Requests(Tracked):
     def __init__(self, platform: PlatformContext) -> None:
         super().__init__(platform, REQUEST)
 
-    async def receive(self, *, sector: str, question: str, name: str, email: str) -> Record:
-        """A citizen's request from the public form; starts ``esic.pedido`` when installed."""
+    async def receive(
+        self,
+        *,
+        sector: str,
+        question: str,
+        name: str,
+        email: str,
+        identity_protected: bool = False,
+    ) -> Record:
+        """A citizen's request from the public form; starts ``esic.pedido`` when installed.
+
+        ``identity_protected``: the requester asked that staff not see who they are (Lei
+        13.460/2017, art. 10, § 7; Decreto 10.153/2019). Name and e-mail are still kept, for
+        the answer to reach them; staff see a pseudonym (``modules.esic.case``).
+        """
         if sector not in SECTORS:
             raise ValidationFailed("unknown sector", sector=sector, allowed=sorted(SECTORS))
         values = {
@@ -30,6 +43,7 @@ class Requests(Tracked):
             "question": question,
             "requester_name": name,
             "requester_email": email,
+            "identity_protected": identity_protected,
         }
         return await self._create(values, {"sector": sector})
 

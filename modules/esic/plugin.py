@@ -54,12 +54,21 @@ def tramita_register_permissions(registry: PermissionRegistrar) -> None:
     registry.add("esic.appeal", "Decide appeals")
     registry.add("esic.manage", "Route and extend requests")
     registry.add("ouvidoria.answer", "Answer ombudsman cases")
-    from modules.esic.case import CONTACT_PERMISSION, REQUESTER_PERMISSION, REVEAL_PERMISSION
+    from modules.esic.case import (
+        CONTACT_PERMISSION,
+        REQUEST_REVEAL_PERMISSION,
+        REQUESTER_PERMISSION,
+        REVEAL_PERMISSION,
+    )
 
     registry.add(REQUESTER_PERMISSION, "See who made an information request (name, e-mail)")
     registry.add("esic.statistics", "See the e-SIC statistics and download its open data")
     registry.add(CONTACT_PERMISSION, "See the contact of an identified ombudsman case")
     registry.add(REVEAL_PERMISSION, "Reveal who filed a denúncia, with a reason (Lei 13.460/2017)")
+    registry.add(
+        REQUEST_REVEAL_PERMISSION,
+        "Reveal who made an identity-protected information request, with a reason",
+    )
 
 
 @hookimpl

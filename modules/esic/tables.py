@@ -1,6 +1,8 @@
 """e-SIC/Ouvidoria's own tables (Alembic branch ``esic``).
 
 An anonymous ombudsman case has no contact columns filled: it stores no personal data at all.
+A request with ``identity_protected`` keeps its requester's name and e-mail (the answer still
+reaches them) but staff see a pseudonym until someone reveals it (``modules.esic.case``).
 The notification log is keyed by the step's idempotency key and holds no address or body.
 """
 
@@ -20,6 +22,7 @@ requests = sa.Table(
     sa.Column("question", sa.Text, nullable=False),
     sa.Column("requester_name", sa.String(200), nullable=False),
     sa.Column("requester_email", sa.String(254), nullable=False),
+    sa.Column("identity_protected", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("status", sa.String(30), nullable=False),
     sa.Column("instance_id", sa.String(100), nullable=True),
     sa.Column("protocol", sa.String(40), nullable=True),

@@ -43,7 +43,7 @@ def test_the_statistics_indexes_are_added_to_an_older_database(
         assert not {i[1] for i in INDEXES} & _indexes(engine)
     finally:
         heads = migrate.upgrade(database_url, platform.collected.migrations)
-    assert "esic_0002" in heads
+    assert any(h.startswith("esic_") and h >= "esic_0002" for h in heads)
     assert any(h.startswith("workflow_") and h >= "workflow_0009" for h in heads)
     assert {i[1] for i in INDEXES} <= _indexes(engine)
     engine.dispose()
