@@ -128,10 +128,12 @@ def tramita_register_case_views(registry: CaseViewRegistrar) -> None:
 
 @hookimpl
 def tramita_register_routes(registry: RouteRegistrar) -> None:
+    from modules.esic.request_form import public_request_router
     from modules.esic.stats_pages import public_statistics_router, staff_statistics_router
 
     registry.add(staff_statistics_router())
     registry.add(public_statistics_router())
+    registry.add(public_request_router())
 
 
 @hookimpl

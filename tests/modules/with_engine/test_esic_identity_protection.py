@@ -1,12 +1,14 @@
 """An identity-protected e-SIC request on both databases (Lei 13.460/2017 art. 10 §7, Decreto
 10.153/2019): staff — even a holder of ``esic.requester`` — see a pseudonym on the pages, the
 API and the answer's PDF data; revealing needs ``esic.reveal_identity`` and a reason, and is
-audited; an unprotected request is shown as before; the answer still reaches the requester."""
+audited; an unprotected request is shown as before; the answer still reaches the requester;
+the citizen's public form explains the choice and stores it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import sqlalchemy as sa
 from litestar.testing import AsyncTestClient
 
 from contracts.workflow.case import IDENTITY_REVEALED, PERSONAL_DATA_READ
@@ -17,6 +19,8 @@ from modules.esic.demo import ANALYST, ensure_staff
 from modules.esic.documents import ANSWER_TYPE
 from modules.esic.info_requests import Requests
 from modules.esic.records import Record
+from modules.esic.request_form import FORM_PATH
+from modules.esic.tables import requests
 from services.workflow.bootstrap import WorkflowService
 from tests.modules.with_engine.conftest import Inbox
 from tests.modules.with_engine.test_esic_flow import work
@@ -135,3 +139,30 @@ async def test_an_unprotected_request_shows_the_requester_and_has_nothing_to_rev
     )
     assert reveal.status_code == 409
     assert await reads_of(service, iid) == [(PERSONAL_DATA_READ, clerk, iid)]
+
+
+async def test_the_public_form_explains_the_choice_and_stores_it(
+    booted: Platform,
+    service: WorkflowService,
+    client: AsyncTestClient,  # type: ignore[type-arg]
+) -> None:
+    await ensure_staff(booted)
+    form = await client.get(FORM_PATH, headers=PT)
+    assert form.status_code == 200
+    assert 'name="identity_protected" type="checkbox"' in form.text
+    assert "Preservar minha identidade" in form.text and "Requerente 7F3A" in form.text
+    fields = {"sector": "saude", "question": "Quantos leitos?", "name": NAME, "email": EMAIL}
+    wrong = await client.post(FORM_PATH, data={**fields, "email": "ana"}, headers=PT)
+    assert wrong.status_code == 400 and "Escreva um endereço de e-mail" in wrong.text
+    for protect in ({"identity_protected": "on"}, {}):
+        sent = await client.post(FORM_PATH, data={**fields, **protect}, headers=PT)
+        assert sent.status_code == 200 and "número de protocolo" in sent.text
+    async with booted.database.connect() as conn:
+        rows = (
+            await conn.execute(
+                sa.select(requests.c.identity_protected, requests.c.requester_email).order_by(
+                    requests.c.created_at, requests.c.id
+                )
+            )
+        ).all()
+    assert [tuple(r) for r in rows] == [(True, EMAIL), (False, EMAIL)]
