@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import sqlalchemy as sa
@@ -45,6 +45,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contracts.kernel import Actor, AuditEntry, AuditRecord, Clock, IdGen
 from contracts.workflow.case import READ_ACTIONS
+from core import pg_batch
 from core.dbtypes import JSONType, UTCDateTime, UUIDStr
 
 GENESIS = "0" * 64
@@ -199,6 +200,27 @@ LOCK_CHAIN = sa.select(sa.func.core_audit_take_chain(sa.bindparam("chains", type
 that has one keeps it); parameters: :meth:`SqlAuditWriter.lock_parameters`."""
 
 
+async def _send_together(conn: AsyncConnection, statements: list[tuple[Any, Any]]) -> None:
+    """PostgreSQL: the chain's lock and the row in one query string, one round trip
+    (:mod:`core.pg_batch`), as the workflow service's held writes send them. Each statement of
+    such a query takes its own snapshot (READ COMMITTED), so the INSERT reads the head of the
+    chain as the lock left it, exactly as when they went one by one."""
+    import psycopg  # SQLite never loads it
+
+    raw = (await conn.get_raw_connection()).driver_connection
+    driver = cast("psycopg.AsyncConnection[Any]", raw)
+    cursor = psycopg.AsyncClientCursor(driver)
+    body = b";\n".join(
+        sql
+        for statement, parameters in statements
+        for sql in pg_batch.render(cursor, statement, parameters, conn.dialect)
+    )
+    try:
+        await driver.execute(body, prepare=False)
+    except psycopg.Error as exc:
+        raise pg_batch.as_dbapi_error(exc) from exc
+
+
 async def _head_hash(conn: AsyncConnection) -> str:
     head = (
         await conn.execute(
@@ -220,8 +242,13 @@ class SqlAuditWriter:
     async def append(self, connection: Any, entry: AuditEntry) -> None:
         conn: AsyncConnection = connection
         if conn.dialect.name == "postgresql":
-            await conn.execute(LOCK_CHAIN, self.lock_parameters())
-            await conn.execute(CHAINED_INSERT, self.chained_parameters(entry))
+            await _send_together(
+                conn,
+                [
+                    (LOCK_CHAIN, self.lock_parameters()),
+                    (CHAINED_INSERT, self.chained_parameters(entry)),
+                ],
+            )
             return
         # SQLite: every transaction already holds the database's one write lock; one chain.
         values = self._values(entry)

@@ -26,9 +26,9 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from contracts.errors import ConcurrentModification, Conflict
+from core import pg_batch
 from core.audit import CHAINED_INSERT, LOCK_CHAIN
 from core.db import mark_written
-from services.workflow.persistence import pg_batch
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.runtime.kernel.naming import OUTBOX_CHANNEL

@@ -17,12 +17,12 @@ import sqlalchemy as sa
 from psycopg.pq import TransactionStatus
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from core import pg_batch
 from core.audit import CHAINED_INSERT, LOCK_CHAIN, SqlAuditWriter
 from core.clock import FixedClock
 from core.db import create_engine
 from core.dbtypes import JSONType, UTCDateTime
 from core.ids import SequentialIdGen
-from services.workflow.persistence import pg_batch
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
