@@ -214,6 +214,9 @@ MIGRATION_BLOCKERS: Mapping[str, str] = {
         "the case waits at an event-based gateway for the first of its events: migrate it once"
         " one has happened"
     ),
+    "multi_instance_waiting": N_(
+        "the case waits for the tasks of a step done once per item: migrate it once they are done"
+    ),
     "changed_since_dry_run": N_("the case changed since the dry run"),
 }
 """Why the migration planner blocks an instance (``Blocker.code``)."""

@@ -19,6 +19,7 @@ LATE_FIELDS = frozenset(
         "errors",
         "store",
         "access",
+        "multi",
     }
 )
 """Fields added to the format after versions were published: written only when set."""
@@ -43,9 +44,8 @@ def canonical_json(defn: Definition) -> bytes:
     default; sorting makes the bytes independent of key order and whitespace in the source.
     Fields added to the format after versions were published (``LATE_FIELDS``: ``third_party``,
     a timer's or task's ``deadline``, a human node's ``documents``, ``priority`` and
-    ``outcome_names``, a service task's ``errors``, the definition's ``access``) are written
-    only when set,
-    so those versions keep their bytes and checksums.
+    ``outcome_names``, a service task's ``errors``, the definition's ``access``, a user task's
+    ``multi``) are written only when set, so those versions keep their bytes and checksums.
     """
     builtins = msgspec.to_builtins(defn, order="sorted")
     return msgspec.json.encode(_without_unset_late_fields(builtins))

@@ -61,7 +61,8 @@ class CompiledModel:
     ``queues`` maps each node that needs a worker to its worker queue (a service task may name
     its own); ``task_queues`` maps human nodes to the human queue their tasks are assigned to.
     ``timer_durations`` is keyed by ``(node_id, timer_id)``; an intermediate timer node uses its
-    own id as timer id. ``priorities`` holds each human node's priority rule (condition, level).
+    own id as timer id. ``priorities`` holds each human node's priority rule (condition, level);
+    ``multi`` each multi-instance node's ``over`` and ``complete_when`` (or none).
     ``available`` lists the context keys guaranteed at each node. ``inclusive_reach`` maps each
     inclusive join to the nodes from which a token can still arrive at it (not through itself):
     the join fires when no live token rests on one of them.
@@ -82,6 +83,7 @@ class CompiledModel:
     rules: Mapping[str, tuple[tuple[ValidationRule, Condition], ...]]
     tables: Mapping[str, object]
     priorities: Mapping[str, tuple[Condition, int]]
+    multi: Mapping[str, tuple[Condition, Condition | None]]
     timer_durations: Mapping[tuple[str, str], timedelta]
     queues: Mapping[str, str]
     task_queues: Mapping[str, str]
@@ -161,6 +163,7 @@ def compile_definition(
         rules=ro(dict(analysis.expressions.rules)),
         tables=ro(dict(analysis.expressions.tables)),
         priorities=ro(dict(analysis.expressions.priorities)),
+        multi=ro(dict(analysis.expressions.multi)),
         timer_durations=ro(_durations(defn)),
         queues=ro(queues),
         task_queues=ro(

@@ -23,11 +23,12 @@ from .forkjoin import ForkJoin
 from .graph import Edge, Graph
 from .messages import N_
 from .model import InclusiveNode, StartNode
+from .multi import outputs
 
 
 def _carried(edge: Edge, inp: Mapping[str, frozenset[str]], graph: Graph) -> frozenset[str]:
     if edge.kind == "flow":
-        return inp[edge.source] | frozenset(graph.nodes[edge.source].produces)
+        return inp[edge.source] | frozenset(outputs(graph.nodes[edge.source]))
     return inp[edge.source] | frozenset(edge.writes)
 
 
@@ -35,7 +36,7 @@ def available_keys(
     graph: Graph, start: str, reachable: set[str], forks: ForkJoin
 ) -> dict[str, frozenset[str]]:
     """``available_in`` for every reachable node (unreachable nodes are left out)."""
-    universe = frozenset(k for n in graph.nodes.values() for k in n.produces) | frozenset(
+    universe = frozenset(k for n in graph.nodes.values() for k in outputs(n)) | frozenset(
         k for edges in graph.out.values() for e in edges for k in e.writes
     )
     inp: dict[str, frozenset[str]] = {nid: universe for nid in reachable}

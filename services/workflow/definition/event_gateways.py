@@ -12,6 +12,7 @@ from contracts.errors import FieldError
 from .graph import Graph
 from .messages import N_
 from .model import EventGatewayNode, ManualTaskNode, TimerNode, UserTaskNode
+from .multi import multi_of
 
 
 def event_gateway_errors(graph: Graph) -> list[FieldError]:
@@ -42,6 +43,11 @@ def _target_errors(graph: Graph, nid: str, target: str) -> list[FieldError]:
         template = N_(
             "Event-based gateway `%(node)s` leads to `%(target)s`, which has timers of its "
             "own; the gateway's other ways out are its timers."
+        )
+    elif multi_of(caught) is not None:
+        template = N_(
+            "Event-based gateway `%(node)s` leads to `%(target)s`, a multi-instance task; a "
+            "message completes one task only."
         )
     elif not isinstance(caught, TimerNode | UserTaskNode | ManualTaskNode):
         template = N_(

@@ -24,6 +24,7 @@ from .model import (
     ValidationNode,
     ValidationRule,
 )
+from .multi import COUNTERS, multi_of
 from .ports import Condition, ExpressionCompiler, TableCompiler
 
 
@@ -37,6 +38,8 @@ class CompiledExpressions:
     tables: dict[str, object] = field(default_factory=dict)
     priorities: dict[str, tuple[Condition, int]] = field(default_factory=dict)
     """Human node id -> (its priority rule's condition, the level it sets when true)."""
+    multi: dict[str, tuple[Condition, Condition | None]] = field(default_factory=dict)
+    """Multi-instance node id -> (its ``over`` list, its ``complete_when`` or none)."""
     errors: list[FieldError] = field(default_factory=list)
 
 
@@ -111,6 +114,14 @@ def compile_expressions(
             cond = c.one(nid, urgency.when, names, f"{base}.priority.when")
             if cond is not None:
                 out.priorities[nid] = (cond, PRIORITY_LEVELS[urgency.level])
+        if (multi := multi_of(node)) is not None:
+            over = c.one(nid, multi.over, names, f"{base}.multi.over")
+            done = None
+            if multi.complete_when is not None:
+                where = f"{base}.multi.complete_when"
+                done = c.one(nid, multi.complete_when, names | COUNTERS, where)
+            if over is not None and (done is not None or multi.complete_when is None):
+                out.multi[nid] = (over, done)
         if isinstance(node, ExclusiveNode | InclusiveNode) and node.branches:
             compiled: list[tuple[Condition, str]] = []
             for i, branch in enumerate(node.branches):

@@ -17,6 +17,7 @@ from msgspec import Meta
 from contracts.errors import DefinitionInvalid
 
 from .messages import N_
+from .multi import MultiInstance
 from .parse_errors import translate_validation_error
 
 FORMAT: Final = 1
@@ -185,6 +186,7 @@ class UserTaskNode(_NodeBase, tag="user_task", frozen=True, kw_only=True):
     outcome_names: dict[Identifier, OutcomeName] = {}
     """The words on each outcome's button and in the history (pt-BR); an outcome left out
     shows the standard word for its id (``approve`` → "Aprovar") or the id itself."""
+    multi: MultiInstance | None = None
 
 
 class ManualTaskNode(_NodeBase, tag="manual_task", frozen=True, kw_only=True):
@@ -393,7 +395,6 @@ def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
         ) from None
 
 
-# Re-exported: the canonical form lives in canonical.py (it needs Definition, defined above).
 from .canonical import LATE_FIELDS as LATE_FIELDS  # noqa: E402
 from .canonical import canonical_json as canonical_json  # noqa: E402
 from .canonical import checksum as checksum  # noqa: E402

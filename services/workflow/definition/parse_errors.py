@@ -34,6 +34,7 @@ _ALLOWED: Final[Mapping[str, str]] = {
     "severity": "error, warning",
     "on_validation_error": "pending_task, fail",
     "on_exhausted": "fail, hold",
+    "mode": "parallel, sequential",
 }
 _TYPE_WORDS: Final[Mapping[str, str]] = {
     "str": N_("a string"),
@@ -69,6 +70,7 @@ _FORMATS: Final[Mapping[str, str]] = {
     "form": N_("a form key, optionally with a version, like `purchase.review@2`"),
     "code": N_("a lowercase identifier like `payment_refused`, or `*` for any other code"),
     "store": _VARIABLE,
+    "item": _VARIABLE,
 }
 _VALID_NAME = N_("a valid name")
 _DOCUMENTED = N_("in the documented format")

@@ -27,6 +27,7 @@ from .model import (
     ParallelNode,
     StartNode,
 )
+from .multi import multi_errors, multi_of
 from .node_checks import check_nodes
 from .ports import ExpressionCompiler, KnownNames, TableCompiler
 
@@ -114,6 +115,9 @@ def analyse(
     forks = analyse_forks(graph, start)
     out.errors.extend(forks.errors)
     out.errors.extend(event_gateway_errors(graph))
+    for nid, node in graph.nodes.items():
+        if multi_of(node) is not None:
+            out.errors.extend(multi_errors(graph.path(nid), nid, node))
     available = available_keys(graph, start, reachable, forks) if start is not None else {}
     out.errors.extend(dataflow_errors(graph, available, forks))
     expressions = compile_expressions(graph, available, compiler, tables)

@@ -2,15 +2,14 @@
 
 ``decide()`` copies the state into a :class:`Run`, applies one event and lets the run advance
 every moved token through the nodes the engine executes inline (start, exclusive, parallel,
-inclusive, event gateway, end)
-until each rests where work is needed (a step, a task, a timer) or is consumed. Still pure: the
-only inputs are the compiled model, the state and ``now``.
+inclusive, event gateway, end) until each rests where work is needed (a step, a task, a timer)
+or is consumed. Still pure: the only inputs are the compiled model, the state and ``now``.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
 from contracts.errors import InvalidTransition, RuleError
 from services.workflow.definition.model import (
@@ -25,6 +24,7 @@ from services.workflow.definition.model import (
     ParallelNode,
     StartNode,
     TimerNode,
+    UserTaskNode,
 )
 from services.workflow.definition.ports import Condition
 
@@ -38,7 +38,7 @@ from .effects import (
 )
 from .failures import rule_cause
 from .joins import parent_of
-from .races import Races
+from .multi import Multis
 from .state import (
     FailureInfo,
     InstanceStatus,
@@ -51,7 +51,7 @@ MAX_INLINE_MOVES: Final = 1000
 """Validation forbids loops made only of gateways; this bound is the safety net behind it."""
 
 
-class Run(Races):
+class Run(Multis):
     """The working copy of one decision (:class:`~.run_state.RunState`) and its moves: arriving
     at each kind of node, routing, forks and joins, opening tasks and timers, and ending."""
 
@@ -123,6 +123,8 @@ class Run(Races):
                     fresh=True,
                 )
             )
+        elif isinstance(node, UserTaskNode) and node.multi is not None:
+            self.multi_enter(token_id, node)
         elif isinstance(node, HUMAN_TYPES):
             self._open_task(token_id, node)
         else:
@@ -187,8 +189,16 @@ class Run(Races):
             self.rest(child, node.id, ag, "active")
             self.arrivals.append((child, target, node.id, cause))
 
-    def _open_task(self, token_id: str, node: HumanNode) -> None:
-        ag = self.enter_count(node.id)
+    def _open_task(
+        self,
+        token_id: str,
+        node: HumanNode,
+        ag: int | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        """Open the node's task for the token; a multi-instance node's tasks share the
+        ``ag`` of its entry and each receives its item as ``data``."""
+        ag = self.enter_count(node.id) if ag is None else ag
         self.rest(token_id, node.id, ag, "waiting")
         outcomes = getattr(node, "outcomes", None) or {}
         priority, by_rule, error = self._priority(node.id)
@@ -204,6 +214,7 @@ class Run(Races):
                 priority=priority,
                 priority_rule=by_rule,
                 priority_error=error,
+                data=data,
             )
         )
         for timer in node.timers:
@@ -303,6 +314,7 @@ class Run(Races):
         self.tokens.clear()
         self.timers.clear()
         self.votes.clear()
+        self.multi.clear()
         self.arrivals.clear()
         self.finished = True
 

@@ -60,6 +60,8 @@ class OpenTask(_Effect, tag="open_task", frozen=True, kw_only=True):
     """The node whose priority rule set ``priority`` (``None``: no rule matched)."""
     priority_error: str | None = None
     """Why the node's priority rule could not be evaluated (the task opens at normal)."""
+    data: dict[str, Any] | None = None
+    """What the task starts with: a multi-instance task's item, under the node's ``item``."""
 
 
 class CloseTasks(_Effect, tag="close_tasks", frozen=True, kw_only=True):

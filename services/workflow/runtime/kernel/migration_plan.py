@@ -301,9 +301,10 @@ def plan_instance(
 
 
 def _races(a: CompiledModel, state: InstanceState) -> tuple[set[str], list[Blocker]]:
-    """Tokens waiting at an event-based gateway's ways out, and one blocker per race: its
-    waits (timers, tasks a message completes) are armed together and decided by the first
-    event, so no mapping can move them one by one; the instance migrates once one happened."""
+    """Tokens waiting at an event-based gateway's ways out or in a multi-instance node, and one
+    blocker per race or node. A race's waits (timers, tasks a message completes) are armed
+    together and decided by the first event, so no mapping can move them one by one; the
+    instance migrates once one happened."""
     waits: dict[tuple[str, str], list[Token]] = {}
     for token in state.tokens:
         preds = a.predecessors.get(token.node_id, ())
@@ -319,7 +320,19 @@ def _races(a: CompiledModel, state: InstanceState) -> tuple[set[str], list[Block
         )
         for (parent, gateway), tokens in sorted(waits.items())
     ]
-    return {t.id for tokens in waits.values() for t in tokens}, blockers
+    held = {t.id for tokens in waits.values() for t in tokens}
+    for run in state.multi:
+        # A multi-instance node's tasks share its items and results: moved one by one they
+        # would lose them. The instance migrates once the node is done.
+        held |= {
+            t.id
+            for t in state.tokens
+            if t.node_id == run.node_id and parent_of(t.id) == run.token_id
+        }
+        blockers.append(
+            Blocker(code="multi_instance_waiting", token_id=run.token_id, node_id=run.node_id)
+        )
+    return held, blockers
 
 
 def repair_blockers(

@@ -18,6 +18,7 @@ from .state import (
     CompletedNode,
     InstanceState,
     InstanceStatus,
+    MultiRun,
     Token,
     TokenStatus,
 )
@@ -38,6 +39,7 @@ class RunState:
         self.completed = list(state.completed_nodes)
         self.timers = list(state.timers)
         self.votes = list(state.votes)
+        self.multi: list[MultiRun] = list(state.multi)
         self.compensations = list(state.compensations)
         self.author = state.author
         self.failure = state.failure
@@ -115,6 +117,7 @@ class RunState:
             completed_nodes=tuple(self.completed),
             timers=tuple(self.timers),
             votes=tuple(self.votes),
+            multi=tuple(self.multi),
             compensations=tuple(self.compensations),
             author=self.author,
             failure=self.failure,

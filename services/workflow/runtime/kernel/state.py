@@ -86,6 +86,19 @@ class Vote(_Data, frozen=True, kw_only=True):
     outcome: str
 
 
+class MultiRun(_Data, frozen=True, kw_only=True):
+    """A multi-instance node at work: the token that entered it (its tasks' tokens are
+    ``<token_id>.<i>``, one per item), the items as they were when it was entered, each
+    task's output once it completed (``None`` until then) and how many tasks were opened."""
+
+    token_id: str
+    node_id: str
+    attempt_group: int
+    items: tuple[Any, ...]
+    results: tuple[dict[str, Any] | None, ...]
+    opened: int
+
+
 class PendingCompensation(_Data, frozen=True, kw_only=True):
     """A saga compensation still to run, in reverse completion order (first = next to run)."""
 
@@ -118,6 +131,7 @@ class InstanceState(_Data, frozen=True, kw_only=True):
     completed_nodes: tuple[CompletedNode, ...] = ()
     timers: tuple[PendingTimer, ...] = ()
     votes: tuple[Vote, ...] = ()
+    multi: tuple[MultiRun, ...] = ()
     compensations: tuple[PendingCompensation, ...] = ()
     author: str | None = None
     failure: FailureInfo | None = None

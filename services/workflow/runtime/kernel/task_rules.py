@@ -54,6 +54,13 @@ def _complete_human(
         assert outcome is not None
         if not _vote(run, state, event, token, node, outcome, actor):
             return
+    if isinstance(node, UserTaskNode) and node.multi is not None:
+        run.close_task(token, "completed")
+        run.complete_node(token, actor)
+        entered = run.multi_task_done(token, {key: data.get(key) for key in node.produces})
+        if entered is not None:
+            run.move(entered, run.multi_next(node), "multi_completed")
+        return
     for key in node.produces:
         run.context[key] = data.get(key, run.context.get(key))
     run.close_task(token, "completed")

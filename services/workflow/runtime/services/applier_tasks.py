@@ -68,7 +68,7 @@ class TaskWriter:
                 form=form,
                 outcomes=list(effect.outcomes),
                 priority=effect.priority,
-                data=None,
+                data=effect.data,
                 outcome=None,
                 completed_by=None,
                 due_at=await self.sla(uow, record, model, effect, now),
