@@ -68,3 +68,14 @@ class TaskRecords(Protocol):
         ``due_at`` and one text column per asked-for field, named after the field (``NULL``
         when left empty)."""
         ...
+
+    def versions_query(
+        self, definition_key: str, *, started_from: datetime, started_before: datetime
+    ) -> Any:
+        """One row per instance of ``definition_key`` started in ``[started_from,
+        started_before)`` with a subject, unread (an SQLAlchemy subquery): ``instance_id``,
+        ``subject_id``, ``started_at`` and ``version``, a number that only grows and grows
+        whenever anything ``completed_query`` reads about the instance changes (a step
+        applied, a task completed, a purge). A module that keeps figures computed from these
+        tasks compares the count and the sum of ``version`` to know whether they still hold."""
+        ...

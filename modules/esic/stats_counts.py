@@ -29,6 +29,14 @@ from contracts.workflow.task_records import TASK_RECORDS_KEY, TaskRecords
 from modules.esic.forms import DENIALS
 from modules.esic.records import REQUEST
 from modules.esic.statistics import UNSET, StatsRow, median, p90
+from modules.esic.stats_kept import (
+    flags,
+    kept_appeals,
+    kept_days,
+    kept_flags,
+    open_scope,
+    refresh,
+)
 from modules.esic.stats_sql import Scope, appeal_facts, request_facts
 
 Key = tuple[str, str]
@@ -72,20 +80,41 @@ async def load_views(platform: PlatformContext, first: date, last: date) -> View
     source: TaskRecords | None = platform.extras.get(TASK_RECORDS_KEY)
     database = platform.database
     scope = Scope(first=first, last=last, zone=zone, dialect=database.dialect.name)
-    facts = request_facts(source, scope, deadline=False)
-    appealed = appeal_facts(source, scope).c
-    appeal_counts = sa.select(
-        appealed.month, appealed.sector, appealed.instance, appealed.result, sa.func.count()
-    ).group_by(appealed.month, appealed.sector, appealed.instance, appealed.result)
     groups: list[dict[Key, _Counts]] = [defaultdict(_Counts) for _ in VIEWS]
+    kept: list[str] = []
+    if source is not None:
+        kept = await refresh(database, source, scope, platform.clock.now())
+    live = open_scope(scope, kept)
+    pg = scope.dialect == "postgresql"
+    parts = [kept_flags(scope, kept, days=pg)] if kept else []
+    appeal_parts = [kept_appeals(scope, kept)] if kept else []
+    days_parts = [kept_days(scope, kept)] if kept and not pg else []
+    if live is not None:
+        facts = request_facts(source, live, deadline=False)
+        parts.append(flags(facts, days=pg))
+        appealed = appeal_facts(source, live).c
+        appeal_parts.append(
+            sa.select(
+                appealed.month, appealed.sector, appealed.instance, appealed.result,
+                sa.func.count(),
+            ).group_by(appealed.month, appealed.sector, appealed.instance, appealed.result)
+        )  # fmt: skip
+        if not pg:
+            f = facts.c
+            days_parts.append(
+                sa.select(f.month, f.sector, f.received_at, f.answered_at).where(
+                    f.answered_at.is_not(None)
+                )
+            )
+    every = sa.union_all(*parts).subquery("flags") if len(parts) > 1 else parts[0].subquery("flags")
     async with database.connect() as conn:
-        if scope.dialect == "postgresql":
+        if pg:
             # Sorts and hashes of a year of requests fit in memory instead of spilling to disk.
             await conn.execute(sa.text(f"SET LOCAL work_mem = '{WORK_MEM}'"))
-            counted, spread = await _grouped_sql(conn, facts)
+            counted, spread = await _grouped_sql(conn, every)
         else:
-            counted = (await conn.execute(_counted(facts))).all()
-            spread = await _percentiles_python(conn, facts)
+            counted = (await conn.execute(_counted(every))).all()
+            spread = await _percentiles_python(conn, days_parts)
         for month, sector, done, timely, ext, decision, reason, n in counted:
             for view, key in _keys(month, sector):
                 c = groups[view][key]
@@ -98,10 +127,11 @@ async def load_views(platform: PlatformContext, first: date, last: date) -> View
                         c.denied += n
                         _add(c.reasons, reason or UNSET, n)
                 c.extended += n * ext
-        for month, sector, instance, result, n in await conn.execute(appeal_counts):
-            for view, key in _keys(month, sector):
-                if key in groups[view]:
-                    _add(groups[view][key].appeals, f"{instance}:{result}", n)
+        for part in appeal_parts:
+            for month, sector, instance, result, n in await conn.execute(part):
+                for view, key in _keys(month, sector):
+                    if key in groups[view]:
+                        _add(groups[view][key].appeals, f"{instance}:{result}", n)
     views = [
         [
             _row(key, c, spread[view].get(key, (None, None)))
@@ -118,24 +148,8 @@ async def load_views(platform: PlatformContext, first: date, last: date) -> View
     )
 
 
-def _flags(facts: sa.Subquery, *, days: bool) -> sa.Subquery:
-    """Per request: month, sector, what is counted (0/1 and codes) and, with ``days`` (on
-    PostgreSQL), the days to the first answer (``NULL`` when unanswered)."""
-    f = facts.c
-    answered = sa.case((f.answered_at.is_(None), 0), else_=1)
-    in_time = sa.case((sa.and_(f.answered_at.is_not(None), f.answered_at <= f.due_at), 1), else_=0)
-    columns = [
-        f.month, f.sector, answered.label("done"), in_time.label("timely"), f.extended,
-        f.decision, f.denial_reason,
-    ]  # fmt: skip
-    if days:
-        seconds = sa.func.extract("epoch", f.answered_at) - sa.func.extract("epoch", f.received_at)
-        columns.append((sa.cast(seconds, sa.Float) / 86400.0).label("days"))
-    return sa.select(*columns).subquery("flags")
-
-
-def _counted(facts: sa.Subquery) -> sa.Select[Any]:
-    g = _flags(facts, days=False).c
+def _counted(flagged: sa.Subquery) -> sa.Select[Any]:
+    g = flagged.c
     grouped = (g.month, g.sector, g.done, g.timely, g.extended, g.decision, g.denial_reason)
     return sa.select(*grouped, sa.func.count()).group_by(*grouped)
 
@@ -161,9 +175,9 @@ def _row(key: Key, c: _Counts, spread: tuple[float | None, float | None]) -> Sta
 Spread = list[dict[Key, tuple[float | None, float | None]]]
 
 
-async def _grouped_sql(conn: Any, facts: sa.Subquery) -> tuple[list[Any], Spread]:
+async def _grouped_sql(conn: Any, flagged: sa.Subquery) -> tuple[list[Any], Spread]:
     """One pass: the finest groups' counts, and every view's median and 90th percentile."""
-    g = _flags(facts, days=True).c
+    g = flagged.c
     fine = (g.month, g.sector, g.done, g.timely, g.extended, g.decision, g.denial_reason)
     sets = "(month, sector, done, timely, extended, decision, denial_reason), " + ", ".join(
         f"({', '.join(c for c, on in (('month', m), ('sector', s)) if on)})" for m, s in VIEWS
@@ -190,14 +204,16 @@ async def _grouped_sql(conn: Any, facts: sa.Subquery) -> tuple[list[Any], Spread
     return counted, spread
 
 
-async def _percentiles_python(conn: Any, facts: sa.Subquery) -> Spread:
-    f = facts.c
-    query = sa.select(f.month, f.sector, f.received_at, f.answered_at).where(
-        f.answered_at.is_not(None)
-    )
+async def _percentiles_python(conn: Any, parts: list[sa.Select[Any]]) -> Spread:
+    """Kept months hand their days; live ones the two instants (days computed here alike)."""
     days: list[dict[Key, list[float]]] = [defaultdict(list) for _ in VIEWS]
-    for month, sector, received_at, answered_at in await conn.execute(query):
-        value = (answered_at - received_at).total_seconds() / 86400
-        for view, key in _keys(month, sector):
-            days[view][key].append(value)
+    for part in parts:
+        for row in await conn.execute(part):
+            if len(row) == 3:
+                month, sector, value = row
+            else:
+                month, sector, received_at, answered_at = row
+                value = (answered_at - received_at).total_seconds() / 86400
+            for view, key in _keys(month, sector):
+                days[view][key].append(value)
     return [{k: (median(v), p90(v)) for k, v in found.items()} for found in days]

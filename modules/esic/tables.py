@@ -77,3 +77,46 @@ notifications = sa.Table(
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("sent_at", UTCDateTime, nullable=True),
 )
+
+# The LAI statistics of closed months, kept (``modules/esic/stats_kept.py``): what the page
+# counts for one month, in one time zone, and the fingerprint of the records it was counted
+# from. Nothing here is read without checking that fingerprint first.
+stats_months = sa.Table(
+    "esic_stats_months",
+    metadata,
+    sa.Column("zone", sa.String(64), primary_key=True),
+    sa.Column("month", sa.String(7), primary_key=True),
+    sa.Column("rules", sa.Integer, nullable=False),
+    sa.Column("requests", sa.BigInteger, nullable=False),
+    sa.Column("appeals", sa.BigInteger, nullable=False),
+    sa.Column("instances", sa.BigInteger, nullable=False),
+    sa.Column("versions", sa.BigInteger, nullable=False),
+    sa.Column("computed_at", UTCDateTime, nullable=False),
+)
+
+stats_facts = sa.Table(
+    "esic_stats_facts",
+    metadata,
+    sa.Column("zone", sa.String(64), nullable=False),
+    sa.Column("month", sa.String(7), nullable=False),
+    sa.Column("sector", sa.String(50), nullable=False),
+    sa.Column("done", sa.Integer, nullable=False),
+    sa.Column("timely", sa.Integer, nullable=False),
+    sa.Column("extended", sa.Integer, nullable=False),
+    sa.Column("decision", sa.String(100), nullable=True),
+    sa.Column("denial_reason", sa.String(100), nullable=True),
+    sa.Column("days", sa.Double, nullable=True),
+    sa.Index("ix_esic_stats_facts_month", "zone", "month"),
+)
+
+stats_appeals = sa.Table(
+    "esic_stats_appeals",
+    metadata,
+    sa.Column("zone", sa.String(64), nullable=False),
+    sa.Column("month", sa.String(7), nullable=False),
+    sa.Column("sector", sa.String(50), nullable=False),
+    sa.Column("instance", sa.Integer, nullable=False),
+    sa.Column("result", sa.String(100), nullable=False),
+    sa.Column("n", sa.BigInteger, nullable=False),
+    sa.Index("ix_esic_stats_appeals_month", "zone", "month"),
+)

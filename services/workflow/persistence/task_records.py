@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from contracts.workflow.task_records import CompletedTask
 from services.workflow.persistence import tables as t
+from services.workflow.persistence.tables_privacy import purges
 
 COLUMNS = ("task_id", "instance_id", "subject_id", "node_id", "outcome", "completed_at", "due_at")
 
@@ -63,6 +64,30 @@ class SqlTaskRecords:
                 k.node_id.in_(sorted(set(nodes))),
             )
             .subquery("completed_tasks")
+        )
+
+    def versions_query(
+        self, definition_key: str, *, started_from: datetime, started_before: datetime
+    ) -> sa.Subquery:
+        """``row_version`` grows with every step and task completion (same transaction); a
+        purge rewrites data without a step, so a purged instance counts one more."""
+        i = t.instances.c
+        purged = sa.case((purges.c.instance_id.is_(None), 0), else_=1)
+        return (
+            sa.select(
+                i.id.label("instance_id"),
+                i.subject_id,
+                i.started_at,
+                (i.row_version + purged).label("version"),
+            )
+            .select_from(t.instances.outerjoin(purges, purges.c.instance_id == i.id))
+            .where(
+                i.definition_key == definition_key,
+                i.started_at >= started_from,
+                i.started_at < started_before,
+                i.subject_id.is_not(None),
+            )
+            .subquery("instance_versions")
         )
 
     async def completed(

@@ -35,6 +35,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+import sqlalchemy as sa
 from click.testing import CliRunner
 
 from core.app import Platform
@@ -54,6 +55,7 @@ from modules.esic.records import Record
 from modules.esic.statistics import StatsRow, aggregate, aggregate_views, median, p90, shown
 from modules.esic.stats_counts import load_views
 from modules.esic.stats_source import load_facts
+from modules.esic.tables import stats_months
 from services.workflow.bootstrap import WorkflowService
 from tests.modules.with_engine.test_esic_flow import work
 
@@ -201,6 +203,50 @@ async def test_statistics_match_the_hand_computed_fixture(
     assert (views.engine, views.rows) == (True, EXPECTED)
     assert views.as_tuple() == aggregate_views(facts.requests, facts.appeals, BRT)
     assert views.months[0].median_days == 7.5  # 1.5, 2.5, 5, 10, 25, 25
+
+
+async def test_a_kept_month_is_counted_again_when_a_late_event_lands_in_it(
+    booted: Platform, service: WorkflowService, clock: FixedClock
+) -> None:
+    """On 11/04 March is closed: counted once and kept. An appeal against R6 (a March request)
+    filed and then decided in April changes March's kept figures exactly as a fresh count."""
+    r = await build_fixture(booted, service, clock)
+    window = date(2026, 3, 1), date(2026, 4, 30)
+
+    async def fresh() -> tuple[list[StatsRow], ...]:
+        facts = await load_facts(booted, *window)
+        return aggregate_views(facts.requests, facts.appeals, BRT)
+
+    async def kept() -> list[tuple[str, int]]:
+        m = stats_months.c
+        async with booted.database.connect() as conn:
+            rows = await conn.execute(sa.select(m.month, m.appeals).order_by(m.month))
+            return [(row.month, row.appeals) for row in rows]
+
+    assert (await load_views(booted, *window)).as_tuple() == await fresh()
+    assert await kept() == [("2026-03", 3)]  # April is still open: counted live
+    clock.set(at(4, 11, 14))
+    await Requests(booted).appeal(r["R6"].id, text="incompleto")  # a module row
+    await service.delivery.drain()
+    views = await load_views(booted, *window)
+    assert views.as_tuple() == await fresh()
+    assert (views.rows[1].appeals["1:pendente"], await kept()) == (1, [("2026-03", 4)])
+    clock.set(at(4, 11, 15))  # only the engine's records change
+    await work(
+        service,
+        r["R6"],
+        "appeal_1",
+        AUTHORITY,
+        data={"appeal_answer": "x", "appeal_decision": "deferido"},
+    )
+    views = await load_views(booted, *window)
+    assert views.as_tuple() == await fresh()
+    assert views.rows[1].appeals == {
+        "0:concedido": 1,
+        "1:deferido": 1,
+        "1:indeferido": 1,
+        "2:pendente": 1,
+    }
 
 
 async def test_the_window_is_read_in_local_dates(
