@@ -80,6 +80,8 @@ class InstanceView(msgspec.Struct, frozen=True, kw_only=True):
     context: dict[str, Any] = {}
     failure: FailureView | None = None
     """Set once the instance failed (or is compensating after a failure)."""
+    parent_instance_id: str | None = None
+    """The instance whose call activity started this one (``None``: started on its own)."""
 
 
 class TaskView(msgspec.Struct, frozen=True, kw_only=True):

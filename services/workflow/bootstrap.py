@@ -334,7 +334,8 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         always=settings.background_always,
         abandon_letter=engine.abandon,
     )
-    dispatcher = Dispatcher(executor, regs.subjects, uow, clock, operations=operations.run)
+    runs, calls = operations.run, engine.child_returned
+    dispatcher = Dispatcher(executor, regs.subjects, uow, clock, operations=runs, returned=calls)
     delivery = InProcessDelivery(
         uow,
         clock,

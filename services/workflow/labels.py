@@ -77,6 +77,7 @@ EVENTS: Mapping[str, str] = {
     "migrated": N_("Moved to another version"),
     "repaired": N_("Repaired by an operator"),
     "compensation_done": N_("Compensation done"),
+    "child_ended": N_("A called process ended"),
 }
 """History events: the tag of each engine event (``runtime/kernel/events.py``)."""
 
@@ -90,6 +91,7 @@ TRANSITIONS: Mapping[str, str] = {
     "held": N_("Held for an operator"),
     "pending_task": N_("Waiting for an operator to fix the data"),
     "reprocessed": N_("Step sent again"),
+    "child_completed": N_("Moved on after the called process completed"),
     "completed": N_("Case completed"),
     "rejected": N_("Case rejected"),
     "expired": N_("Case expired"),
@@ -113,6 +115,7 @@ NODE_TYPES: Mapping[str, str] = {
     "parallel": N_("Parallel paths"),
     "inclusive": N_("Inclusive decision (one or more paths)"),
     "event_gateway": N_("Wait for the first event"),
+    "call": N_("Call another process"),
     "decision_table": N_("Decision table"),
     "end": N_("End"),
 }
@@ -216,6 +219,9 @@ MIGRATION_BLOCKERS: Mapping[str, str] = {
     ),
     "multi_instance_waiting": N_(
         "the case waits for the tasks of a step done once per item: migrate it once they are done"
+    ),
+    "call_waiting": N_(
+        "the case waits for a process it called: move it once that process has ended"
     ),
     "changed_since_dry_run": N_("the case changed since the dry run"),
 }

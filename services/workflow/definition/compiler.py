@@ -84,6 +84,7 @@ class CompiledModel:
     tables: Mapping[str, object]
     priorities: Mapping[str, tuple[Condition, int]]
     multi: Mapping[str, tuple[Condition, Condition | None]]
+    calls: Mapping[str, tuple[tuple[str, Condition], ...]]
     timer_durations: Mapping[tuple[str, str], timedelta]
     queues: Mapping[str, str]
     task_queues: Mapping[str, str]
@@ -164,6 +165,7 @@ def compile_definition(
         tables=ro(dict(analysis.expressions.tables)),
         priorities=ro(dict(analysis.expressions.priorities)),
         multi=ro(dict(analysis.expressions.multi)),
+        calls=ro(dict(analysis.expressions.calls)),
         timer_durations=ro(_durations(defn)),
         queues=ro(queues),
         task_queues=ro(

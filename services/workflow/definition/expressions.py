@@ -16,6 +16,7 @@ from .messages import N_
 from .model import (
     HUMAN_TYPES,
     PRIORITY_LEVELS,
+    CallNode,
     DecisionTableNode,
     ExclusiveNode,
     InclusiveNode,
@@ -37,6 +38,8 @@ class CompiledExpressions:
     rules: dict[str, tuple[tuple[ValidationRule, Condition], ...]] = field(default_factory=dict)
     tables: dict[str, object] = field(default_factory=dict)
     priorities: dict[str, tuple[Condition, int]] = field(default_factory=dict)
+    calls: dict[str, tuple[tuple[str, Condition], ...]] = field(default_factory=dict)
+    """Call node id -> (child key, its ``in`` expression over this context), in order."""
     """Human node id -> (its priority rule's condition, the level it sets when true)."""
     multi: dict[str, tuple[Condition, Condition | None]] = field(default_factory=dict)
     """Multi-instance node id -> (its ``over`` list, its ``complete_when`` or none)."""
@@ -130,6 +133,9 @@ def compile_expressions(
                     compiled.append((cond, branch.next))
             if len(compiled) == len(node.branches):
                 out.branches[nid] = tuple(compiled)
+        elif isinstance(node, CallNode):
+            inputs = [(k, c.one(nid, e, names, f"{base}.in.{k}")) for k, e in node.inputs.items()]
+            out.calls[nid] = tuple((k, cond) for k, cond in inputs if cond is not None)
         elif isinstance(node, TimerNode) and node.until is not None:
             cond = c.one(nid, node.until, names, f"{base}.until")
             if cond is not None:

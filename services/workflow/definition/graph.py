@@ -14,6 +14,7 @@ from typing import Literal, NamedTuple
 from .model import (
     HUMAN_TYPES,
     ApprovalNode,
+    CallNode,
     Definition,
     EventGatewayNode,
     ExclusiveNode,
@@ -59,7 +60,7 @@ def node_edges(node: Node) -> list[Edge]:
     nxt = getattr(node, "next", None)
     if isinstance(nxt, str):
         out.append(Edge(node.id, nxt, "next", "flow"))
-    if isinstance(node, ServiceTaskNode):
+    if isinstance(node, ServiceTaskNode | CallNode):
         for i, route in enumerate(node.errors):
             stored = (route.store,) if route.store else ()
             out.append(Edge(node.id, route.next, f"errors[{i}].next", "error", stored))

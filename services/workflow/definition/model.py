@@ -8,17 +8,12 @@ published version can be shared between threads and cached without defensive cop
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated, Any, Final, Literal, TypeAlias
 
 import msgspec
 from msgspec import Meta
 
-from contracts.errors import DefinitionInvalid
-
-from .messages import N_
 from .multi import MultiInstance
-from .parse_errors import translate_validation_error
 
 FORMAT: Final = 1
 
@@ -263,6 +258,22 @@ class EventGatewayNode(_NodeBase, tag="event_gateway", frozen=True, kw_only=True
     next: Annotated[tuple[str, ...], Meta(min_length=2)]
 
 
+class CallNode(_NodeBase, tag="call", frozen=True, kw_only=True):
+    """A call activity: starts a child instance of ``definition`` (``version``, else the one
+    published when the token arrives, pinned), its context from ``in`` (child key: CEL over
+    this context); waits, then copies ``out`` (key here: the child's key) and takes ``next``.
+    A child ending other than ``completed`` is the error ``child_failed`` for ``errors``."""
+
+    definition: DottedName
+    version: Annotated[int, Meta(ge=1)] | None = None
+    inputs: dict[ContextKey, Annotated[str, Meta(min_length=1, max_length=4000)]] = msgspec.field(
+        default_factory=dict, name="in"
+    )
+    out: dict[ContextKey, ContextKey] = {}
+    next: str
+    errors: tuple[ErrorRoute, ...] = ()
+
+
 class DecisionTableNode(_NodeBase, tag="decision_table", frozen=True, kw_only=True):
     """The table stays opaque here; the rules package owns its format and compilation."""
 
@@ -288,6 +299,7 @@ Node: TypeAlias = (
     | ParallelNode
     | InclusiveNode
     | EventGatewayNode
+    | CallNode
     | DecisionTableNode
     | EndNode
 )
@@ -366,35 +378,10 @@ def node_type(node: Node) -> str:
     return tag
 
 
-NOT_IN_FORMAT: Final = N_("The definition does not follow the format")
-"""The ``detail`` when decoding stopped at a field of the wrong shape (one error only)."""
-
-
-def parse_definition(data: bytes | str | Mapping[str, Any]) -> Definition:
-    """Decode a definition, raising :class:`DefinitionInvalid` with plain-sentence errors.
-
-    JSON is first decoded untyped so an error deep in ``nodes[3]`` can be reported with the
-    node's id (``nodes[3] (review).next``), which is how authors find the node in an editor.
-    """
-    if isinstance(data, bytes | str):
-        try:
-            raw: Any = msgspec.json.decode(data)
-        except msgspec.DecodeError as exc:
-            raise DefinitionInvalid(
-                N_("The definition is not valid JSON"),
-                errors=[translate_validation_error(exc, None)],
-            ) from None
-    else:
-        raw = data
-    try:
-        return msgspec.convert(raw, Definition)
-    except msgspec.ValidationError as exc:
-        raise DefinitionInvalid(
-            NOT_IN_FORMAT,
-            errors=[translate_validation_error(exc, raw)],
-        ) from None
-
-
+# Re-exported: the canonical form lives in canonical.py and parsing in parsing.py (both need
+# Definition, defined above).
 from .canonical import LATE_FIELDS as LATE_FIELDS  # noqa: E402
 from .canonical import canonical_json as canonical_json  # noqa: E402
 from .canonical import checksum as checksum  # noqa: E402
+from .parsing import NOT_IN_FORMAT as NOT_IN_FORMAT  # noqa: E402
+from .parsing import parse_definition as parse_definition  # noqa: E402

@@ -11,6 +11,7 @@ from .model import (
     INLINE_TYPES,
     WORK_TYPES,
     ApprovalNode,
+    CallNode,
     Definition,
     ExclusiveNode,
     ServiceTaskNode,
@@ -192,7 +193,7 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                 )
         if isinstance(node, WORK_TYPES):
             _check_failure(defn, known, out, i, node)
-        if isinstance(node, ServiceTaskNode):
+        if isinstance(node, ServiceTaskNode | CallNode):
             _check_error_routes(out, i, node)
         if isinstance(node, ValidationNode):
             for rid, n in Counter(r.id for r in node.rules).items():
@@ -336,7 +337,7 @@ def _check_failure(
             )
 
 
-def _check_error_routes(out: Collector, i: int, node: ServiceTaskNode) -> None:
+def _check_error_routes(out: Collector, i: int, node: ServiceTaskNode | CallNode) -> None:
     """One route per error code; a route's ``store`` key is not also a success output."""
     for code, n in Counter(r.code for r in node.errors).items():
         if n > 1:

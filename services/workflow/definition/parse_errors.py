@@ -25,7 +25,7 @@ _NODE = re.compile(r"^nodes\[(\d+)\]")
 
 NODE_TYPES: Final = (
     "start, validation, approval, user_task, manual_task, service_task, integration, "
-    "notification, timer, exclusive, parallel, inclusive, event_gateway, decision_table, end"
+    "notification, timer, exclusive, parallel, inclusive, event_gateway, call, decision_table, end"
 )
 _ALLOWED: Final[Mapping[str, str]] = {
     "type": NODE_TYPES,

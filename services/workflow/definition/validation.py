@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from contracts.errors import DefinitionInvalid, FieldError
 
+from .calls import call_errors
 from .checks import Collector, check_context_keys, check_names, check_structure
 from .dataflow import available_keys, dataflow_errors
 from .event_gateways import event_gateway_errors
@@ -118,6 +119,7 @@ def analyse(
     for nid, node in graph.nodes.items():
         if multi_of(node) is not None:
             out.errors.extend(multi_errors(graph.path(nid), nid, node))
+    out.errors.extend(call_errors(graph))
     available = available_keys(graph, start, reachable, forks) if start is not None else {}
     out.errors.extend(dataflow_errors(graph, available, forks))
     expressions = compile_expressions(graph, available, compiler, tables)

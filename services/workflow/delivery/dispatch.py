@@ -1,5 +1,6 @@
 """What a consumer does with one delivered message, whatever broker carried it: run a step,
-call a subject's listener, or run a long operation (``runtime.operations``)."""
+call a subject's listener, run a long operation (``runtime.operations``) or resume the parent
+of a called child that ended (``runtime.services.calls``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from contracts.kernel import Clock
 from contracts.workflow.subject import WorkflowSubject
 from contracts.workflow.types import TransitionEvent
 from services.workflow.runtime.kernel.naming import (
+    CALL_TOPIC,
     OPERATION_TOPIC,
     STEP_TOPIC_PREFIX,
     SUBJECT_TOPIC,
@@ -34,9 +36,11 @@ class Dispatcher:
         clock: Clock,
         *,
         operations: Callable[[str], Awaitable[Any]] | None = None,
+        returned: Callable[[str], Awaitable[Any]] | None = None,
     ) -> None:
         self._executor = executor
         self._operations = operations
+        self._returned = returned
         self._subjects = subjects
         self._uow = uow_factory
         self._clock = clock
@@ -44,7 +48,12 @@ class Dispatcher:
     def with_executor(self, executor: Executor) -> Dispatcher:
         """The same dispatch, its step runs through ``executor`` (a worker's own)."""
         return Dispatcher(
-            executor, self._subjects, self._uow, self._clock, operations=self._operations
+            executor,
+            self._subjects,
+            self._uow,
+            self._clock,
+            operations=self._operations,
+            returned=self._returned,
         )
 
     async def __call__(self, message: OutboxMessage) -> Any:
@@ -54,6 +63,8 @@ class Dispatcher:
             return await self._subject(message)
         if message.topic == OPERATION_TOPIC and self._operations is not None:
             return await self._operations(str(message.payload["operation_id"]))
+        if message.topic == CALL_TOPIC and self._returned is not None:
+            return await self._returned(str(message.payload["child_id"]))
         log.error("unknown_topic", topic=message.topic, message_id=message.id)
         return None
 

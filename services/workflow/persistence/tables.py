@@ -71,6 +71,7 @@ instances = sa.Table(
     sa.Column("updated_at", UTCDateTime, nullable=False),
     sa.Column("ended_at", UTCDateTime, nullable=True),
     sa.Column("row_version", sa.Integer, nullable=False),
+    sa.Column("parent_instance_id", UUIDStr, nullable=True),
     sa.Index("ix_workflow_instances_status", "tenant", "definition_key", "status"),
     sa.Index("ix_workflow_instances_subject", "subject_type", "subject_id"),
     sa.Index("ix_workflow_instances_business_key", "business_key"),

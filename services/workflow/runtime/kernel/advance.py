@@ -15,6 +15,7 @@ from contracts.errors import InvalidTransition, RuleError
 from services.workflow.definition.model import (
     HUMAN_TYPES,
     WORK_TYPES,
+    CallNode,
     DeadlineRef,
     EndNode,
     EventGatewayNode,
@@ -28,6 +29,7 @@ from services.workflow.definition.model import (
 )
 from services.workflow.definition.ports import Condition
 
+from .calls import enter_call
 from .effects import (
     InstanceFinished,
     OpenTask,
@@ -109,6 +111,8 @@ class Run(Multis):
                 self.inclusive_join(node, parent_of(token_id))
         elif isinstance(node, EventGatewayNode):
             self.event_gateway(token_id, node)
+        elif isinstance(node, CallNode):
+            enter_call(self, token_id, node)
         elif isinstance(node, WORK_TYPES):
             ag = self.enter_count(node_id)
             self.rest(token_id, node_id, ag, "active")

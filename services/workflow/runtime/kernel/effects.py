@@ -153,6 +153,18 @@ class DeadLetter(_Effect, tag="dead_letter", frozen=True, kw_only=True):
     payload: dict[str, Any] | None = None
 
 
+class StartChild(_Effect, tag="start_child", frozen=True, kw_only=True):
+    """Start a child instance of ``definition`` (``version``, else the latest published) with
+    ``input``, in this transaction; it belongs to this token at this node and attempt group."""
+
+    token_id: str
+    node_id: str
+    attempt_group: int
+    definition: str
+    version: int | None = None
+    input: dict[str, Any] = {}
+
+
 class InstanceFinished(_Effect, tag="instance_finished", frozen=True, kw_only=True):
     status: str
     reason_code: str | None = None
@@ -171,6 +183,7 @@ Effect: TypeAlias = (
     | Transitioned
     | InstanceFinished
     | DeadLetter
+    | StartChild
 )
 
 

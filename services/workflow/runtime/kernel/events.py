@@ -103,6 +103,18 @@ class TimerFired(_Event, tag="timer_fired", frozen=True, kw_only=True):
     timer_id: str
 
 
+class ChildEnded(_Event, tag="child_ended", frozen=True, kw_only=True):
+    """The child instance a call node started ended with ``status``; ``output`` holds the
+    child's values of the keys the node's ``out`` copies (when it completed)."""
+
+    token_id: str
+    node_id: str
+    attempt_group: int
+    child_id: str
+    status: str
+    output: dict[str, Any] = {}
+
+
 class Cancelled(_Event, tag="cancelled", frozen=True, kw_only=True):
     """An operator cancelled the instance; ``reason`` is a code, not free text."""
 
@@ -200,6 +212,7 @@ Event: TypeAlias = (
     | CompensationDone
     | Migrated
     | Repaired
+    | ChildEnded
 )
 
 

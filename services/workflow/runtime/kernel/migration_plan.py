@@ -18,6 +18,7 @@ from services.workflow.definition.graph import Graph, is_join
 from services.workflow.definition.model import (
     HUMAN_TYPES,
     WORK_TYPES,
+    CallNode,
     EventGatewayNode,
     Node,
     TimerNode,
@@ -191,6 +192,8 @@ def _token_plan(
         )
         return plan, list(found)
 
+    if token.status == "waiting" and isinstance(a.nodes[token.node_id], CallNode):
+        return blocked(why("call_waiting"))
     if target is None:
         return blocked(why("parallel_token_unmapped" if branch else "unmapped_node"))
     if target not in b.nodes:
@@ -355,6 +358,8 @@ def repair_blockers(
         return why("target_not_allowed")
     if token.status == "arrived_at_join":
         return why("token_at_join")
+    if token.status == "waiting" and isinstance(model.nodes[node_id], CallNode):
+        return why("call_waiting")
     paths = scopes(model)
     if paths.get(to_node, ()) != paths.get(token.node_id, ()):
         return why("target_outside_scope")

@@ -11,6 +11,8 @@ STEP_TOPIC_PREFIX = "step."
 SUBJECT_TOPIC = "subject.transition"
 OPERATION_TOPIC = "workflow.operation"
 """A long operation to run (payload: its id); carried on the ``events`` queue."""
+CALL_TOPIC = "workflow.call.ended"
+"""A called child ended (payload: its id); its parent resumes. Carried on the ``events`` queue."""
 OUTBOX_CHANNEL = "tramita_outbox"
 """PostgreSQL NOTIFY channel: committed outbox rows wake the relays at once."""
 

@@ -17,10 +17,12 @@ from services.workflow.definition.compiler import CompiledModel
 from services.workflow.definition.model import StartNode
 
 from .advance import Run
+from .call_rules import child_ended
 from .effects import Decision, InstanceFinished
 from .events import (
     Abandoned,
     Cancelled,
+    ChildEnded,
     CompensationDone,
     Event,
     Migrated,
@@ -131,6 +133,7 @@ _HANDLERS: dict[type[Any], Callable[[Run, InstanceState, Any], None]] = {
     CompensationDone: _compensation_done,
     Migrated: _migrated,
     Repaired: _repaired,
+    ChildEnded: child_ended,
 }
 
 

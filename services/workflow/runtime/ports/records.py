@@ -41,6 +41,8 @@ class InstanceRecord(msgspec.Struct, frozen=True, kw_only=True):
     updated_at: datetime
     ended_at: datetime | None
     row_version: int
+    parent_instance_id: str | None = None
+    """The instance whose call activity started this one (``None``: started on its own)."""
 
 
 class StepRunRecord(msgspec.Struct, frozen=True, kw_only=True):

@@ -16,19 +16,19 @@ from contracts.workflow.types import InstanceView, StartRequest, TaskView
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.messages import N_
 from services.workflow.numbering import DEFAULT_NUMBERING, Numbering
-from services.workflow.runtime.kernel.events import Cancelled, Event, Signalled, Started
+from services.workflow.runtime.kernel.events import Cancelled, Event, Signalled
 from services.workflow.runtime.kernel.limits import DEFAULT_MAX_CONTEXT_BYTES, check_context_size
-from services.workflow.runtime.kernel.naming import protocol_year
-from services.workflow.runtime.kernel.state import InstanceState, initial_state
+from services.workflow.runtime.kernel.state import InstanceState
 from services.workflow.runtime.kernel.transitions import decide
 from services.workflow.runtime.ports import InstanceRecord, UnitOfWork
-from services.workflow.runtime.services.access import store_default_level
 from services.workflow.runtime.services.applier import Applier, state_from_json
 from services.workflow.runtime.services.applying import Applied, EagerClaim
+from services.workflow.runtime.services.calls import Calls
 from services.workflow.runtime.services.dead_letter_actions import DeadLetterActions
 from services.workflow.runtime.services.engine_reads import EngineReads
 from services.workflow.runtime.services.human_tasks import TaskService
 from services.workflow.runtime.services.publishing import ModelCompiler, Publisher
+from services.workflow.runtime.services.starting import Starter
 from services.workflow.runtime.services.timer_firing import TimerFiring
 from services.workflow.runtime.services.views import instance_view, task_view
 
@@ -79,6 +79,23 @@ class Engine(EngineReads):
             apply_in=self.apply_in,
             wakeup=lambda: self.wakeup(),
         )
+        self._starter = Starter(
+            ids=ids,
+            compiler=compiler,
+            latest=self._latest,
+            apply_in=self.apply_in,
+            tenant=tenant,
+            zone=zone,
+            numbering=numbering,
+        )
+        self._calls = Calls(
+            uow_factory=uow_factory,
+            clock=clock,
+            model_of=self.model_of,
+            start_in=self._starter.start_in,
+            apply_in=self.apply_in,
+            wakeup=lambda: self.wakeup(),
+        )
         self._dead_letters = DeadLetterActions(
             uow_factory=uow_factory, clock=clock, advance=self.advance
         )
@@ -89,70 +106,14 @@ class Engine(EngineReads):
         check_context_size(request.context, self.max_context_bytes)
         now = self.clock.now()
         async with self._uow() as uow:
-            if request.version is None:
-                version = await self._latest(uow, request.definition_key)
-            else:
-                version = await uow.versions.number(request.definition_key, request.version)
-            if version is None:
-                raise NotFound(
-                    "no published version of this workflow",
-                    definition_key=request.definition_key,
-                    version=request.version,
-                )
-            model = self.compiler.for_version(version)
-            defn = model.definition
-            year = protocol_year(now, self._zone)
-            # Drawn in this unit of work: a start that rolls back gives its number back.
-            series = self.numbering.series(defn.protocol_prefix)
-            number = await uow.instances.next_protocol_number(series, year)
-            actor_id = request.actor.id if request.actor.kind == "user" else None
-            record = InstanceRecord(
-                id=str(self._ids.new_id()),
-                tenant=self._tenant,
-                version_id=version.id,
-                definition_key=defn.key,
-                definition_version=version.version,
-                protocol=self.numbering.format(
-                    prefix=defn.protocol_prefix, year=year, sequence=number
-                ),
-                status="created",
-                current_nodes=[],
-                state={},
-                context={},
-                subject_type=request.subject.type if request.subject else None,
-                subject_id=request.subject.id if request.subject else None,
-                business_key=request.business_key,
-                author_id=actor_id,
-                due_at=None,
-                started_at=now,
-                updated_at=now,
-                ended_at=None,
-                row_version=0,
-            )
-            event = Started(at=now, input=dict(request.context), actor=actor_id)
-            applied = await self.apply_in(
-                uow, record, model, initial_state(), event, actor=request.actor, now=now, new=True
-            )
-            record = applied.record
-            await store_default_level(uow, record.id, defn.access, now)
-            await uow.audit.append(
-                AuditEntry(
-                    action="workflow.instance.started",
-                    object_type="workflow_instance",
-                    object_id=record.id,
-                    actor=request.actor,
-                    after={
-                        "definition": defn.key,
-                        "version": version.version,
-                        "protocol": record.protocol,
-                        "status": record.status,
-                    },
-                    correlation_id=record.id,
-                )
-            )
+            record = await self._starter.start_in(uow, request, now)
             await uow.commit()
         self.wakeup()
         return instance_view(record, with_context=True)
+
+    async def child_returned(self, child_id: str) -> str:
+        """A called child ended: resume its parent (``Calls.returned``)."""
+        return await self._calls.returned(child_id)
 
     # --- advancing ----------------------------------------------------------------------------
 
@@ -178,6 +139,7 @@ class Engine(EngineReads):
         updated = await self._applier.apply(
             uow, record, model, event, decision, actor=actor, now=now, eager=eager, new=new
         )
+        await self._calls.after(uow, record, state, model, decision, updated, now)
         return Applied(updated, decision)
 
     async def advance(

@@ -26,6 +26,7 @@ def instance_view(r: InstanceRecord, *, with_context: bool = False) -> InstanceV
         row_version=r.row_version,
         context=dict(r.context) if with_context else {},
         failure=failure_view(r.state) if r.status in ("failed", "compensating") else None,
+        parent_instance_id=r.parent_instance_id,
     )
 
 

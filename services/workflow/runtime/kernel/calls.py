@@ -1,0 +1,47 @@
+"""The call activity in the kernel: entering one asks for a child instance (its end resumes
+the token: :mod:`.call_rules`).
+
+A token that arrives at a ``call`` node rests there ``waiting`` and the decision carries
+:class:`~.effects.StartChild` with the child's input (the node's ``in`` expressions over this
+context); the engine starts the child in the same transaction. When the child ends, the engine
+decides :class:`~.events.ChildEnded` on this instance: ``completed`` copies ``out`` and takes
+``next``; any other end is the error ``child_failed``, routed like a handler's business error
+(``errors``), and without a route the instance fails (``child_failed``). Pure.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from contracts.errors import RuleError
+from services.workflow.definition.model import CallNode
+
+from .effects import StartChild
+from .failures import rule_cause
+
+if TYPE_CHECKING:
+    from .advance import Run
+
+CHILD_FAILED = "child_failed"
+
+
+def enter_call(run: Run, token_id: str, node: CallNode) -> None:
+    ag = run.enter_count(node.id)
+    run.rest(token_id, node.id, ag, "waiting")
+    values: dict[str, Any] = {}
+    for key, expression in run.m.calls.get(node.id, ()):
+        try:
+            values[key] = expression(run.context)
+        except RuleError as exc:
+            run.fail("call_input_error", node.id, rule_cause(exc))
+            return
+    run.emit(
+        StartChild(
+            token_id=token_id,
+            node_id=node.id,
+            attempt_group=ag,
+            definition=node.definition,
+            version=node.version,
+            input=values,
+        )
+    )
