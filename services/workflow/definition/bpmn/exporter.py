@@ -23,6 +23,7 @@ from .error_events import exportable_routes
 from .expressions import strip_wrappers
 from .ids import IdAllocator, is_ncname, sanitise_node_id
 from .layout import Edge, Kind
+from .multi_instance import write_marker
 from .namespaces import BPMN, CEL_LANGUAGE, EXPORT_NSMAP, TRAMITA, XSI, q
 from .nodes import ELEMENT_TYPES
 from .writer import FieldWriter, xml_attribute_ok, xml_text_ok
@@ -188,6 +189,8 @@ class _Exporter:
             else:
                 writer.property("type", node_type)
         self._refs(element, node_id)
+        if local == "userTask" and isinstance(node.get("multi"), Mapping):
+            write_marker(element, node["multi"])
         skip = set(_STRUCTURAL)
         if exportable_routes(node) is not None:
             skip.add("errors")

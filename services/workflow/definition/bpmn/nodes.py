@@ -16,6 +16,7 @@ from services.workflow.definition.messages import N_
 
 from .expressions import first_child, read_time_date
 from .extensions import LISTS, SCALARS, Tramita, read_tramita
+from .multi_instance import MARKER, read_marker
 from .namespaces import BPMN, TRAMITA, q, split
 from .sources import Problems
 
@@ -90,6 +91,8 @@ def event_definitions(element: Any, problems: Problems) -> list[Any] | None:
             ok = False
         elif namespace != BPMN or local in IGNORED_CHILDREN:
             continue
+        elif local == MARKER and split(element.tag)[1] == "userTask":
+            continue  # read by map_node (multi_instance.read_marker)
         elif local in EVENT_DEFINITIONS:
             found.append(child)
         else:
@@ -307,5 +310,7 @@ def map_node(element: Any, node_id: str, problems: Problems) -> dict[str, Any] |
         node.update(timer)
     apply_fields(node, tramita)
     if node_type == "timer" and not check_timing(element, node, problems):
+        return None
+    if not read_marker(element, node, problems):
         return None
     return node
