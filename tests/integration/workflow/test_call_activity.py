@@ -19,6 +19,7 @@ from contracts.workflow.types import StartRequest, StepInput, StepResult
 from core.clock import FixedClock
 from core.i18n import gettext
 from services.workflow.bootstrap import WorkflowService
+from services.workflow.definition.bpmn import export_bpmn, import_bpmn
 from services.workflow.labels import blocker_words
 from services.workflow.runtime.kernel.migration_plan import MigrationRequest
 from services.workflow.runtime.services.calls import child_id
@@ -92,6 +93,7 @@ class CallPlugin:
     def tramita_register_queues(self, registry: Any) -> None:
         registry.add("call.child.operators", "Operators")
         registry.add("call.parent.operators", "Operators")
+        registry.add("call.drawn.operators", "Operators")
 
     @hookimpl
     def tramita_register_handlers(self, registry: Any) -> None:
@@ -116,12 +118,10 @@ async def service(
         yield service
 
 
-async def _call(service: WorkflowService) -> tuple[str, str]:
+async def _call(service: WorkflowService, key: str = "call.parent") -> tuple[str, str]:
     """Start a parent; return its id and its child's."""
     view = await service.engine.start(
-        StartRequest(
-            definition_key="call.parent", context={"amount": 21, "name": "Ana"}, actor=OFFICER
-        )
+        StartRequest(definition_key=key, context={"amount": 21, "name": "Ana"}, actor=OFFICER)
     )
     assert view.current_nodes == ("sub",)
     (token,) = await service.engine.tokens(view.id)
@@ -213,3 +213,16 @@ async def test_a_parent_waiting_at_a_call_is_not_migrated(service: WorkflowServi
     await _answer(service, kid)  # the call goes on, on version 1
     view = await service.engine.status(parent_id)
     assert (view.status, view.definition_version) == ("completed", 1)
+
+
+async def test_a_call_drawn_in_bpmn_publishes_and_runs(
+    service: WorkflowService, plugin: CallPlugin
+) -> None:
+    drawn = export_bpmn({**parent(), "key": "call.drawn"})
+    assert drawn.count(b'<bpmn:callActivity id="sub" calledElement="call.child"') == 1
+    await service.engine.publisher.publish(import_bpmn(drawn), actor=OFFICER)
+    parent_id, kid = await _call(service, "call.drawn")
+    await _answer(service, kid)
+    view = await service.engine.status(parent_id)
+    assert (view.status, view.context["verdict"]) == ("completed", "granted")
+    assert plugin.recorder.taken == [("after", "granted")]

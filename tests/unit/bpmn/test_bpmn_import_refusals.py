@@ -42,7 +42,6 @@ REFUSED_IN_PROCESS = {
     "subProcess": '<bpmn:subProcess id="X1"><bpmn:startEvent id="inner"/></bpmn:subProcess>',
     "adHocSubProcess": '<bpmn:adHocSubProcess id="X1"/>',
     "transaction": '<bpmn:transaction id="X1"/>',
-    "callActivity": '<bpmn:callActivity id="X1" calledElement="other"/>',
     "businessRuleTask-dmn": '<bpmn:businessRuleTask id="X1"/>',
     "untyped-task": '<bpmn:task id="X1"/>',
     "message-start": event("startEvent", "messageEventDefinition"),

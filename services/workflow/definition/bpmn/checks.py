@@ -36,7 +36,8 @@ def _targets(node: Mapping[str, Any]) -> Iterator[tuple[str, object]]:
         yield f"branches[{index}].next", branch.get("next") if isinstance(branch, Mapping) else None
     if "default" in node:
         yield "default", node["default"]
-    routes = node.get("errors") if node.get("type") in ("service_task", "integration") else None
+    routed = node.get("type") in ("service_task", "integration", "call")
+    routes = node.get("errors") if routed else None
     for index, route in enumerate(routes if isinstance(routes, list) else []):
         if isinstance(route, Mapping) and "next" in route:
             yield f"errors[{index}].next", route["next"]

@@ -78,7 +78,6 @@ REASONS: Final = {
     "transaction": N_(
         "transactions and compensation are planned for a later phase, not part of the v1 subset"
     ),
-    "callActivity": N_("call activities are planned for a later phase, not part of the v1 subset"),
     "choreography": _CHOREOGRAPHY,
     "choreographyTask": _CHOREOGRAPHY,
     "callChoreography": _CHOREOGRAPHY,

@@ -44,6 +44,7 @@ EXPORT_ELEMENTS: Final = {
     "parallel": "parallelGateway",
     "inclusive": "inclusiveGateway",
     "event_gateway": "eventBasedGateway",
+    "call": "callActivity",
 }
 _STRUCTURAL: Final = frozenset(
     {"id", "type", "name", "next", "outcomes", "branches", "default", "timers"}
@@ -194,6 +195,10 @@ class _Exporter:
         skip = set(_STRUCTURAL)
         if exportable_routes(node) is not None:
             skip.add("errors")
+        called = node.get("definition")
+        if node_type == "call" and isinstance(called, str) and xml_attribute_ok(called):
+            element.set("calledElement", called)  # the standard attribute other modelers show
+            skip.add("definition")
         if node_type == "timer":
             chosen = _timer_definition(element, node)
             skip.update({chosen} if chosen else set())

@@ -35,6 +35,7 @@ ELEMENT_TYPES: Final[dict[str, tuple[str | None, frozenset[str] | None]]] = {
     "parallelGateway": ("parallel", frozenset()),
     "inclusiveGateway": ("inclusive", frozenset()),
     "eventBasedGateway": ("event_gateway", frozenset()),
+    "callActivity": ("call", frozenset()),
     "intermediateCatchEvent": (None, frozenset()),
     "intermediateThrowEvent": (None, frozenset()),
 }
@@ -308,6 +309,8 @@ def map_node(element: Any, node_id: str, problems: Problems) -> dict[str, Any] |
         if timer is None:
             return None
         node.update(timer)
+    if node_type == "call" and element.get("calledElement"):
+        node["definition"] = str(element.get("calledElement"))
     apply_fields(node, tramita)
     if node_type == "timer" and not check_timing(element, node, problems):
         return None
