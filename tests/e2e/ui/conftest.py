@@ -98,12 +98,10 @@ async def _staff(platform: Platform) -> None:
         )
 
 
-@pytest.fixture
-async def site(database_url: str, clock: FixedClock) -> AsyncIterator[Site]:
-    settings = Settings(database_url=database_url)
-    platform = await Platform.boot(settings, clock=clock, ids=SequentialIdGen(clock), upgrade=False)
-    service = service_of(platform)
-    await _staff(platform)
+@contextlib.asynccontextmanager
+async def served(platform: Platform) -> AsyncIterator[str]:
+    """The platform's application on a real uvicorn server (a free local port, this event
+    loop, no lifespan: whoever booted the platform closes it); yields its base URL."""
     port = _free_port()
     with app_for(platform) as app:
         config = uvicorn.Config(
@@ -114,12 +112,24 @@ async def site(database_url: str, clock: FixedClock) -> AsyncIterator[Site]:
         while not server.started:
             await asyncio.sleep(0.01)
         try:
-            yield Site(url=f"http://127.0.0.1:{port}", platform=platform, service=service)
+            yield f"http://127.0.0.1:{port}"
         finally:
             server.should_exit = True
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            await platform.close()
+
+
+@pytest.fixture
+async def site(database_url: str, clock: FixedClock) -> AsyncIterator[Site]:
+    settings = Settings(database_url=database_url)
+    platform = await Platform.boot(settings, clock=clock, ids=SequentialIdGen(clock), upgrade=False)
+    service = service_of(platform)
+    await _staff(platform)
+    try:
+        async with served(platform) as url:
+            yield Site(url=url, platform=platform, service=service)
+    finally:
+        await platform.close()
 
 
 @pytest.fixture

@@ -35,9 +35,10 @@ from tests.e2e.ui.conftest import (
     login,
     new_page,
     serious_violations,
+    served,
     shoot,
 )
-from tests.e2e.ui.test_operations_pages import OPERATOR, _served
+from tests.e2e.ui.test_operations_pages import OPERATOR
 
 VIEWPORTS = {1280: {"width": 1280, "height": 900}, 390: {"width": 390, "height": 844}}
 # The fixed clock: Monday 02/03/2026 09:00 in Brasília; 20 calendar days end on Sunday 22/03.
@@ -81,7 +82,7 @@ async def esic_site(database_url: str, clock: FixedClock) -> AsyncIterator[Site]
     service = service_of(platform)
     await _staff(platform)
     await service.catalog.add_member("esic_like.juridico", REVIEWER_ID, actor=Actor.system("t"))
-    async with _served(platform) as url:
+    async with served(platform) as url:
         yield Site(url=url, platform=platform, service=service)
     await platform.close()
 

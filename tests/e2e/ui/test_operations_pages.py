@@ -8,14 +8,11 @@ tests serve a platform that also carries the purchase test plugin (its partners 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
-import uvicorn
 from playwright.async_api import Browser, expect
 
 from contracts.kernel import Actor
@@ -26,17 +23,16 @@ from core.ids import SequentialIdGen
 from core.plugins import PluginHost
 from core.settings import Settings
 from services.workflow.bootstrap import service_of
-from tests.apps import app_for
 from tests.e2e.ui.conftest import (
     SCREEN_IDS,
     SCREENS,
     Site,
-    _free_port,
     _staff,
     add_reader,
     login,
     new_page,
     serious_violations,
+    served,
     shoot,
 )
 from tests.fakes.purchase import PurchasePlugin, order, retryable
@@ -74,28 +70,9 @@ async def ops_site(database_url: str, clock: FixedClock) -> AsyncIterator[OpsSit
         upgrade=False,
     )
     await _staff(platform)
-    async with _served(platform) as url:
+    async with served(platform) as url:
         yield OpsSite(url=url, platform=platform, service=service_of(platform), purchase=purchase)
     await platform.close()
-
-
-@contextlib.asynccontextmanager
-async def _served(platform: Platform) -> AsyncIterator[str]:
-    port = _free_port()
-    with app_for(platform) as app:
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"
-        )
-        server = uvicorn.Server(config)
-        task = asyncio.create_task(server.serve())
-        while not server.started:
-            await asyncio.sleep(0.01)
-        try:
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            server.should_exit = True
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
 
 
 async def _retried(site: OpsSite, clock: FixedClock) -> str:
