@@ -50,6 +50,7 @@ from services.workflow.ui.editor_forms import (
     ACTIONS,
     Failed,
     back_to,
+    call_edit,
     editor_nodes,
     prefix_of,
     read_values,
@@ -116,6 +117,8 @@ class DraftEditorController(Controller):
         if action not in ACTIONS:
             raise NotFound("unknown editor action", action=action)
         fields, operation = ACTIONS[action]
+        if action == "call":
+            operation = call_edit(await _published(request))
         values = read_values(await request.form(), (*fields, "row_version"))
         failed = Failed(prefix_of(node_id, action, values), node_id, values, order=fields)
         return await _apply(
@@ -304,6 +307,7 @@ async def _editor(
         handlers=sorted(known.handlers),
         forms=sorted(f for f in known.forms if "@" not in f),
         imported=_imported(draft),
+        definitions=sorted(await _published(request)),
     )
 
 
@@ -325,6 +329,15 @@ def _imported(draft: Draft) -> dict[str, Any] | None:
 async def _latest(request: Request[Any, Any, Any], key: str) -> int | None:
     numbers = [v.version for v in await reads_of(request).versions(key)]
     return max(numbers) if numbers else None
+
+
+async def _published(request: Request[Any, Any, Any]) -> dict[str, set[int]]:
+    """Each published definition's key and version numbers: what a call step may call."""
+    found: dict[str, set[int]] = {}
+    for summary in await reads_of(request).versions(None):
+        if summary.status == "published":
+            found.setdefault(summary.key, set()).add(summary.version)
+    return found
 
 
 async def _draft(request: Request[Any, Any, Any], draft_id: str) -> Draft:

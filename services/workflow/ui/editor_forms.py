@@ -11,13 +11,21 @@ own field; whether its variables exist is the real validation's question.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import quote
 
 from contracts.errors import FieldError, RuleError
 from core.i18n import N_, gettext
+from services.workflow.definition.drafts.activities import (
+    CALL_FIELDS,
+    MULTI_FIELDS,
+    pairs_of,
+    set_call,
+    set_multi,
+    special_values,
+)
 from services.workflow.definition.drafts.links import connect, disconnect
 from services.workflow.definition.drafts.ops import (
     HUMAN,
@@ -25,6 +33,7 @@ from services.workflow.definition.drafts.ops import (
     Document,
     Link,
     OpError,
+    find,
     label_of,
     links,
     list_field,
@@ -82,6 +91,13 @@ LABELS: Final[Mapping[str, str]] = {
     "description": N_("Description"),
     "key": N_("Key of the definition"),
     "version": N_("Version"),
+    "definition": N_("Process to call"),
+    "inputs": N_("What the called process starts with"),
+    "outputs": N_("What comes back"),
+    "over": N_("List to go over"),
+    "item": N_("Name of each item"),
+    "mode": N_("How the tasks open"),
+    "complete_when": N_("Complete early when"),
 }
 
 NodeEdit = Callable[[Document, str, Mapping[str, str]], Applied]
@@ -123,8 +139,39 @@ def _condition(doc: Document, node: str, v: Mapping[str, str]) -> Applied:
 
 
 def _properties(doc: Document, node: str, v: Mapping[str, str]) -> Applied:
-    _checked(v, "until")
-    return set_properties(doc, node, v)
+    """The type's properties; a user task's also carry its "several instances" fieldset, and
+    the refusals of both come back together."""
+    _checked(v, "until", "over", "complete_when")
+    if find(doc, node).get("type") != "user_task":
+        return set_properties(doc, node, v)
+    errors: dict[str, str] = {}
+    try:
+        doc = set_properties(doc, node, v).document
+    except OpError as exc:
+        errors.update(exc.errors)
+    try:
+        multi = set_multi(doc, node, v)
+    except OpError as exc:
+        errors.update(exc.errors)
+    if errors:
+        raise OpError(errors)
+    return multi
+
+
+def call_edit(published: Mapping[str, Collection[int]]) -> NodeEdit:
+    """The call form's edit, checking the called definition against ``published``."""
+
+    def edit(doc: Document, node: str, v: Mapping[str, str]) -> Applied:
+        problems = [
+            gettext("Line %(n)s: %(problem)s") % {"n": number, "problem": problem}
+            for number, _, value in pairs_of(v.get("inputs", ""))
+            if value and (problem := expression_problem(value))
+        ]
+        if problems:
+            raise OpError({"inputs": problems[0]})
+        return set_call(doc, node, v, published)
+
+    return edit
 
 
 def _add_rule(doc: Document, node: str, v: Mapping[str, str]) -> Applied:
@@ -144,6 +191,7 @@ PROPERTY_FIELDS: Final = (
     "business_days",
     "until",
     "result",
+    *MULTI_FIELDS,
 )
 ACTIONS: Final[Mapping[str, tuple[tuple[str, ...], NodeEdit]]] = {
     "properties": (PROPERTY_FIELDS, _properties),
@@ -160,6 +208,7 @@ ACTIONS: Final[Mapping[str, tuple[tuple[str, ...], NodeEdit]]] = {
     "remove-timer": (("timer",), lambda d, n, v: remove_timer(d, n, v.get("timer", ""))),
     "add-rule": (("rule_id", "expr", "message", "severity"), _add_rule),
     "remove-rule": (("rule",), lambda d, n, v: remove_rule(d, n, v.get("rule", ""))),
+    "call": (CALL_FIELDS, call_edit({})),  # the page passes the catalog: see call_edit
 }
 """Node actions by the last segment of ``POST .../nodes/{node}/{action}``."""
 
@@ -285,7 +334,7 @@ def editor_nodes(
             raw=node,
             links=links(node),
             properties=property_fields(view.type),
-            values=current_properties(node),
+            values={**current_properties(node), **special_values(node)},
             branches=[b for b in list_field(node, "branches") if isinstance(b, Mapping)],
             timers=timers_of(node),
             rules=[r for r in list_field(node, "rules") if isinstance(r, Mapping)],

@@ -33,6 +33,7 @@ NODE_TYPES: Final = (
     "inclusive",
     "parallel",
     "event_gateway",
+    "call",
     "decision_table",
     "end",
 )
@@ -276,9 +277,8 @@ def add_node(
 
 
 def rename_node(document: Mapping[str, Any], old: str, new: str) -> Applied:
-    """Change a node's id and every reference to it: ``next`` (one or a fork's list),
-    ``outcomes``, gateway ``branches`` and ``default``, boundary ``timers[].next`` and
-    ``policy.exclude_completers_of``."""
+    """Change a node's id and every reference to it (``next``, ``outcomes``, ``branches``,
+    ``default``, ``timers[].next``, ``errors[].next``, ``policy.exclude_completers_of``)."""
     find(document, old)
     error = check_identifier(new, "new_id")
     if error is None and new == old:
