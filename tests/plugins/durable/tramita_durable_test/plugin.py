@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from contracts.errors import RetryableFailure, ValidationRejected
+from contracts.errors import BusinessError, RetryableFailure, ValidationRejected
 from contracts.hookspecs import hookimpl
 from contracts.workflow.types import StepInput, StepResult
 
@@ -142,6 +142,81 @@ QUICK_LANE: dict[str, Any] = {
 }
 
 
+# A call activity (the child places the ERP order; the parent gets its ``order_id`` back) and a
+# saga (the ERP order is compensated by a refund message at the gateway when shipping fails
+# terminally): the crash-resume tests of issue #24.
+SLOW_OK = {**FAST_FAILURE, "timeout_s": 5.0}
+
+CALL_CHILD: dict[str, Any] = {
+    "format": 1,
+    "key": "durable.child",
+    "name": "Order placed by a call",
+    "protocol_prefix": "CHD",
+    "nodes": [
+        {"id": "input", "type": "start", "produces": ["amount", "item"], "next": "order"},
+        {
+            "id": "order",
+            "type": "service_task",
+            "handler": "erp.order",
+            "consumes": ["amount", "item"],
+            "produces": ["order_id"],
+            "failure": SLOW_OK,
+            "next": "done",
+        },
+        {"id": "done", "type": "end"},
+    ],
+}
+
+CALL_PARENT: dict[str, Any] = {
+    "format": 1,
+    "key": "durable.parent",
+    "name": "Order through a call activity",
+    "protocol_prefix": "PAI",
+    "nodes": [
+        {"id": "input", "type": "start", "produces": ["amount", "item"], "next": "sub"},
+        {
+            "id": "sub",
+            "type": "call",
+            "definition": "durable.child",
+            "in": {"amount": "amount", "item": "item"},
+            "out": {"order_id": "order_id"},
+            "produces": ["order_id"],
+            "next": "done",
+        },
+        {"id": "done", "type": "end"},
+    ],
+}
+
+SAGA: dict[str, Any] = {
+    "format": 1,
+    "key": "durable.saga",
+    "name": "Order refunded when shipping fails",
+    "protocol_prefix": "SAG",
+    "nodes": [
+        {"id": "input", "type": "start", "produces": ["amount", "item"], "next": "order"},
+        {
+            "id": "order",
+            "type": "service_task",
+            "handler": "erp.order",
+            "compensation": "gateway.refund",
+            "consumes": ["amount", "item"],
+            "produces": ["order_id"],
+            "failure": SLOW_OK,
+            "next": "ship",
+        },
+        {
+            "id": "ship",
+            "type": "service_task",
+            "handler": "durable.refuse",
+            "consumes": ["order_id"],
+            "failure": {**FAST_FAILURE, "on_validation_error": "fail"},
+            "next": "done",
+        },
+        {"id": "done", "type": "end"},
+    ],
+}
+
+
 def _raise_for(response: httpx.Response) -> None:
     if response.status_code >= 500:
         raise RetryableFailure("partner server error", status=response.status_code)
@@ -198,6 +273,29 @@ class GatewaySend:
         return StepResult(output={"message_id": response.json()["message_id"]})
 
 
+class GatewayRefund(GatewaySend):
+    """The saga's compensation: a refund message at the gateway (no idempotency there, so a
+    retry first finds the message by the process reference)."""
+
+    async def execute(self, step: StepInput, control: Any) -> StepResult:
+        async with httpx.AsyncClient(base_url=os.environ["DURABLE_GATEWAY_URL"]) as client:
+            try:
+                response = await client.post(
+                    "/messages", json={"reference": step.reference, "refund": True}, timeout=10.0
+                )
+            except httpx.TransportError as exc:
+                raise RetryableFailure("partner unreachable", error=type(exc).__name__) from None
+        _raise_for(response)
+        return StepResult(output={"message_id": response.json()["message_id"]})
+
+
+class Refuse:
+    """Shipping that always meets a business refusal (no route: the instance fails)."""
+
+    async def execute(self, step: StepInput, control: Any) -> StepResult:
+        raise BusinessError("out_of_stock")
+
+
 @hookimpl
 def tramita_register_permissions(registry: Any) -> None:
     registry.add(PERMISSION, "Approve durable test orders")
@@ -213,6 +311,8 @@ def tramita_register_queues(registry: Any) -> None:
 def tramita_register_handlers(registry: Any) -> None:
     registry.add("erp.order", ErpOrder())
     registry.add("gateway.send", GatewaySend())
+    registry.add("gateway.refund", GatewayRefund())
+    registry.add("durable.refuse", Refuse())
 
 
 @hookimpl
@@ -220,3 +320,6 @@ def tramita_register_workflows(registry: Any) -> None:
     registry.add(DEFINITION)
     registry.add(SLOW_LANE)
     registry.add(QUICK_LANE)
+    registry.add(CALL_CHILD)
+    registry.add(CALL_PARENT)
+    registry.add(SAGA)
