@@ -16,6 +16,7 @@ from contracts.workflow.types import (
     StepInput,
     StepResult,
     SubjectRef,
+    TaskMulti,
     TaskView,
     TransitionEvent,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "StepInput",
     "StepResult",
     "SubjectRef",
+    "TaskMulti",
     "TaskView",
     "TransitionEvent",
     "WorkflowEngine",

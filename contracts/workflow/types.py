@@ -84,6 +84,17 @@ class InstanceView(msgspec.Struct, frozen=True, kw_only=True):
     """The instance whose call activity started this one (``None``: started on its own)."""
 
 
+class TaskMulti(msgspec.Struct, frozen=True, kw_only=True):
+    """Which item a task of a multi-instance node works on: the node's ``item`` name, the
+    item's value (from the case's context, as the node was entered), its ``index`` (from 0:
+    its place in the list and in ``<node>_results``) and ``total``, the number of items."""
+
+    item: str
+    value: Any
+    index: int
+    total: int
+
+
 class TaskView(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     instance_id: str
@@ -100,6 +111,8 @@ class TaskView(msgspec.Struct, frozen=True, kw_only=True):
     due_at: datetime | None
     claimed_at: datetime | None
     completed_at: datetime | None
+    multi: TaskMulti | None = None
+    """Set on a task of a multi-instance node (``None`` otherwise)."""
 
 
 class HistoryEntry(msgspec.Struct, frozen=True, kw_only=True):

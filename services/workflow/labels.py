@@ -185,6 +185,9 @@ TASK_REFUSALS: Mapping[str, str] = {
         "You may only forward into your own queues or the queues this one forwards to."
     ),
     "separation_of_duties": N_("Separation of duties: this person cannot hold this task."),
+    "distinct_people": N_(
+        "Distinct people: one person does one task of this step; someone else must do this one."
+    ),
     "idempotency_key_reused": N_(
         "This form was already used for another action: reload the inbox."
     ),

@@ -20,6 +20,7 @@ LATE_FIELDS = frozenset(
         "store",
         "access",
         "multi",
+        "distinct_people",
     }
 )
 """Fields added to the format after versions were published: written only when set."""
@@ -45,7 +46,8 @@ def canonical_json(defn: Definition) -> bytes:
     Fields added to the format after versions were published (``LATE_FIELDS``: ``third_party``,
     a timer's or task's ``deadline``, a human node's ``documents``, ``priority`` and
     ``outcome_names``, a service task's ``errors``, the definition's ``access``, a user task's
-    ``multi``) are written only when set, so those versions keep their bytes and checksums.
+    ``multi`` and its ``distinct_people``) are written only when set, so those versions keep
+    their bytes and checksums.
     """
     builtins = msgspec.to_builtins(defn, order="sorted")
     return msgspec.json.encode(_without_unset_late_fields(builtins))

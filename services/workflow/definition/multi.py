@@ -36,6 +36,14 @@ class MultiInstance(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     item: Annotated[str, Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=64)]
     mode: Literal["parallel", "sequential"] = "parallel"
     complete_when: Annotated[str, Meta(min_length=1, max_length=4000)] | None = None
+    distinct_people: bool | None = None
+    """Four eyes: one person completes (or holds) at most one task of the node per entry;
+    ``None`` is the default, on, and ``false`` allows one person several (a late field)."""
+
+    @property
+    def one_per_person(self) -> bool:
+        """Whether one person may complete at most one of the node's tasks per entry."""
+        return self.distinct_people is not False
 
 
 def results_key(node_id: str) -> str:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import msgspec
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from contracts.kernel import Clock
-from contracts.workflow.types import TaskView
+from contracts.workflow.types import TaskMulti, TaskView
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_human as h
 from services.workflow.persistence.access_repo import seen_by
@@ -184,4 +185,5 @@ def _view(row: Any) -> TaskView:
         due_at=row.due_at,
         claimed_at=row.claimed_at,
         completed_at=row.completed_at,
+        multi=None if not row.multi else msgspec.convert(row.multi, TaskMulti),
     )

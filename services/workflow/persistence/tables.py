@@ -153,6 +153,7 @@ tasks = sa.Table(
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("claimed_at", UTCDateTime, nullable=True),
     sa.Column("completed_at", UTCDateTime, nullable=True),
+    sa.Column("multi", JSONType, nullable=True),
     sa.Index("ix_workflow_tasks_queue", "queue", "status", "due_at"),
     sa.Index("ix_workflow_tasks_assignee", "assignee", "status", "due_at"),
     sa.Index("ix_workflow_tasks_instance", "instance_id", "status"),

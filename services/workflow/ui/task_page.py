@@ -15,10 +15,11 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
-from contracts.errors import NotFound, ValidationFailed
+from contracts.errors import Conflict, NotFound, ValidationFailed
 from contracts.workflow.types import TaskView
 from core.i18n import gettext
 from services.workflow.api.access import access_of
+from services.workflow.labels import TASK_REFUSALS
 from services.workflow.runtime.ports.human import SUPERVISOR_PERMISSION
 from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deadline_view import badges_of, deadline_stories
@@ -41,6 +42,24 @@ async def _task(request: Request[Any, Any, Any], instance_id: str, task_id: str)
         if task.id == task_id:
             return task
     raise NotFound("unknown task", task_id=task_id)
+
+
+MAX_ITEM_TEXT = 200
+"""A multi-instance task's item is shown up to this many characters (it is the case's data)."""
+
+
+def item_text(value: Any) -> str:
+    """A multi-instance task's item as a person reads it: a text or number as it is, a map as
+    ``key: value`` pairs, a list joined by commas; cut at ``MAX_ITEM_TEXT``."""
+    if isinstance(value, bool):
+        text = gettext("Yes") if value else gettext("No")
+    elif isinstance(value, dict):
+        text = ", ".join(f"{k}: {item_text(v)}" for k, v in value.items())
+    elif isinstance(value, list | tuple):
+        text = ", ".join(item_text(v) for v in value)
+    else:
+        text = "—" if value is None or value == "" else str(value)
+    return text if len(text) <= MAX_ITEM_TEXT else text[: MAX_ITEM_TEXT - 1] + "…"
 
 
 async def _render(
@@ -71,6 +90,7 @@ async def _render(
         "task.html",
         status_code=status_code,
         task=task,
+        item=item_text(task.multi.value) if task.multi else None,
         schema=schema,
         fields=fields,
         summary=summary,
@@ -118,6 +138,7 @@ class TaskPageController(Controller):
         values = submitted_values(schema, form) if schema else {}
         outcome = str(form.get("outcome") or "") or None
         errors: dict[str, str] = {}
+        status = 422
         if task.outcomes and outcome not in task.outcomes:
             errors["__outcome__"] = gettext("Choose a decision.")
             outcome = None
@@ -132,6 +153,11 @@ class TaskPageController(Controller):
                 errors = errors_by_field(exc.errors, known)
                 if not errors:
                     errors["__form__"] = gettext("The form has errors.")
+            except Conflict as exc:  # a second task of a multi-instance step: say so on the page
+                if exc.fields.get("code") != "distinct_people":
+                    raise
+                errors["__form__"] = gettext(TASK_REFUSALS["distinct_people"])
+                status = 409
         return await _render(
-            request, task, values=values, errors=errors, outcome=outcome, status_code=422
+            request, task, values=values, errors=errors, outcome=outcome, status_code=status
         )

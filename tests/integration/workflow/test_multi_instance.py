@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
+from contracts.errors import Conflict
 from contracts.hookspecs import hookimpl
 from contracts.kernel import Actor
 from contracts.workflow.handlers import StepControl
-from contracts.workflow.types import StartRequest, StepInput, StepResult
+from contracts.workflow.types import StartRequest, StepInput, StepResult, TaskMulti
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
 from services.workflow.runtime.kernel.migration_plan import MigrationRequest
@@ -199,3 +200,19 @@ async def test_a_case_in_the_middle_of_its_reviews_is_not_migrated(
     assert blocked.result == "blocked"
     assert (why.code, why.node_id) == ("multi_instance_waiting", "review")
     assert len(await _open(service, instance_id)) == 3
+
+
+async def test_one_person_may_not_hold_a_second_review_of_the_step(
+    service: WorkflowService,
+) -> None:
+    instance_id = await _start(service, "review.all", list(PEOPLE))
+    tasks = await _open(service, instance_id)
+    await _review(service, tasks["ana"], "ana", "approve")
+    await service.engine.claim(tasks["caio"], actor=Actor(id=uid("bia")))
+    for who, task in (("ana", "bia"), ("bia", "bia")):  # completed one / holds one already
+        with pytest.raises(Conflict) as info:
+            await service.engine.claim(tasks[task], actor=Actor(id=uid(who)))
+        assert info.value.fields["code"] == "distinct_people", who
+    views = {t.id: t for t in await service.engine.tasks(instance_id)}
+    assert views[tasks["bia"]].status == "ready"
+    assert views[tasks["ana"]].multi == TaskMulti(item="reviewer", value="ana", index=0, total=3)

@@ -10,7 +10,7 @@ import pytest
 from wfdrive import Driver
 from wfkit import compile_doc
 
-from contracts.errors import DefinitionInvalid
+from contracts.errors import Conflict, DefinitionInvalid
 from services.workflow.runtime.kernel.effects import CloseTasks, OpenTask
 from services.workflow.runtime.kernel.events import TaskCompleted
 
@@ -48,7 +48,7 @@ def _doc(mode: str = "parallel", complete_when: str | None = None) -> dict[str, 
     }
 
 
-def _complete(d: Driver, token_id: str, **data: Any) -> Any:
+def _complete(d: Driver, token_id: str, actor: str | None = None, **data: Any) -> Any:
     token = next(t for t in d.state.tokens if t.id == token_id)
     return d.apply(
         TaskCompleted(
@@ -57,7 +57,7 @@ def _complete(d: Driver, token_id: str, **data: Any) -> Any:
             node_id=token.node_id,
             attempt_group=token.attempt_group,
             data=data,
-            actor=f"person-{token_id}",
+            actor=actor or f"person-{token_id}",
         )
     )
 
@@ -71,6 +71,8 @@ def test_parallel_opens_one_task_per_item_each_with_its_item() -> None:
         ("t.1", {"reviewer": "bia"}),
         ("t.2", {"reviewer": "caio"}),
     ]
+    places = [e.multi for e in decision.effects if isinstance(e, OpenTask)]
+    assert places[1] == {"item": "reviewer", "value": "bia", "index": 1, "total": 3}
     _complete(d, "t.2", vote="reject")
     _complete(d, "t.0", vote="approve")
     assert d.state.status == "waiting" and [t.id for t in d.state.tokens] == ["t.1"]
@@ -133,3 +135,26 @@ def test_outcomes_or_timers_on_a_multi_instance_task_are_refused_naming_the_node
     with pytest.raises(DefinitionInvalid) as info:
         compile_doc(doc)
     assert "parallel, sequential" in str(info.value.errors[0].message)
+
+
+def test_one_person_completes_one_task_of_the_node_unless_it_allows_more() -> None:
+    d = Driver(compile_doc(_doc()))
+    d.start(reviewers=["ana", "bia"])
+    _complete(d, "t.0", actor="ana", vote="approve")
+    before = d.state
+    with pytest.raises(Conflict) as info:
+        _complete(d, "t.1", actor="ana", vote="approve")
+    assert info.value.fields["code"] == info.value.fields["rule"] == "distinct_people"
+    assert info.value.fields["node_id"] == "review" and d.state == before
+    (error,) = info.value.errors
+    assert error.code == "distinct_people" and "`review`" in error.message
+    _complete(d, "t.1", actor="bia", vote="approve")
+    assert d.state.status == "completed"
+
+    doc = _doc()
+    doc["nodes"][1]["multi"]["distinct_people"] = False
+    d = Driver(compile_doc(doc))
+    d.start(reviewers=["ana", "bia"])
+    _complete(d, "t.0", actor="ana", vote="approve")
+    _complete(d, "t.1", actor="ana", vote="reject")
+    assert d.state.status == "completed"

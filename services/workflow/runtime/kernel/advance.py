@@ -199,9 +199,10 @@ class Run(Multis):
         node: HumanNode,
         ag: int | None = None,
         data: dict[str, Any] | None = None,
+        multi: dict[str, Any] | None = None,
     ) -> None:
         """Open the node's task for the token; a multi-instance node's tasks share the
-        ``ag`` of its entry and each receives its item as ``data``."""
+        ``ag`` of its entry and each receives its item as ``data`` (its place: ``multi``)."""
         ag = self.enter_count(node.id) if ag is None else ag
         self.rest(token_id, node.id, ag, "waiting")
         outcomes = getattr(node, "outcomes", None) or {}
@@ -219,6 +220,7 @@ class Run(Multis):
                 priority_rule=by_rule,
                 priority_error=error,
                 data=data,
+                multi=multi,
             )
         )
         for timer in node.timers:

@@ -62,6 +62,9 @@ class OpenTask(_Effect, tag="open_task", frozen=True, kw_only=True):
     """Why the node's priority rule could not be evaluated (the task opens at normal)."""
     data: dict[str, Any] | None = None
     """What the task starts with: a multi-instance task's item, under the node's ``item``."""
+    multi: dict[str, Any] | None = None
+    """A multi-instance task's place: ``item`` (the name), ``value``, ``index`` (from 0, the
+    position in the list and in ``<node>_results``) and ``total`` (the items on entry)."""
 
 
 class CloseTasks(_Effect, tag="close_tasks", frozen=True, kw_only=True):

@@ -10,13 +10,15 @@ continues through ``next``, so an enclosing join still sees the token it forked.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Final
 
 from msgspec.structs import replace
 
-from contracts.errors import RuleError
-from services.workflow.definition.model import HumanNode, UserTaskNode
-from services.workflow.definition.multi import MAX_ITEMS, results_key
+from contracts.errors import Conflict, FieldError, RuleError
+from services.workflow.definition.messages import N_
+from services.workflow.definition.model import HumanNode, Node, UserTaskNode
+from services.workflow.definition.multi import MAX_ITEMS, multi_of, results_key
 
 from .effects import Transitioned
 from .failures import rule_cause
@@ -26,6 +28,39 @@ from .state import MultiRun, Token
 
 CLOSED: Final = "completion_condition"
 """Why a multi-instance node's open tasks were closed: its ``complete_when`` held."""
+
+DISTINCT_PEOPLE: Final = "distinct_people"
+"""The refusal of a second task of one multi-instance entry to the same person."""
+
+
+def ensure_distinct_people(
+    node: Node, token_id: str, actor: str | None, others: Iterable[str | None]
+) -> None:
+    """Four eyes on a multi-instance node: refuse ``actor`` a task of it when ``others`` (who
+    completed, or holds, another task of the same entry) already has them, unless the node
+    says ``distinct_people: false``. The one rule for completing (``decide()``) and holding
+    (claim, assign), so the API, the pages and the CLI refuse alike; a 409 naming the rule."""
+    multi = multi_of(node)
+    if actor is None or multi is None or not multi.one_per_person or actor not in set(others):
+        return
+    raise Conflict(
+        "One person completes at most one task of this multi-instance node",
+        errors=[
+            FieldError.of(
+                "task",
+                DISTINCT_PEOPLE,
+                N_(
+                    "Distinct people: you already completed or hold another task of step "
+                    "`%(node)s` in this case; someone else must do this one."
+                ),
+                node=node.id,
+            )
+        ],
+        code=DISTINCT_PEOPLE,
+        rule=DISTINCT_PEOPLE,
+        token_id=token_id,
+        node_id=node.id,
+    )
 
 
 class Multis(Races):
@@ -38,6 +73,7 @@ class Multis(Races):
         node: HumanNode,
         ag: int | None = None,
         data: dict[str, Any] | None = None,
+        multi: dict[str, Any] | None = None,
     ) -> None:
         raise NotImplementedError  # the Run opens tasks
 
@@ -87,7 +123,9 @@ class Multis(Races):
         upto = len(run.items) if node.multi.mode == "parallel" else run.opened + 1
         for i in range(run.opened, upto):
             child = f"{run.token_id}.{i}"
-            self._open_task(child, node, run.attempt_group, {node.multi.item: run.items[i]})
+            item, value = node.multi.item, run.items[i]
+            place = {"item": item, "value": value, "index": i, "total": len(run.items)}
+            self._open_task(child, node, run.attempt_group, {item: value}, place)
         self.multi[self.multi.index(run)] = replace(run, opened=upto)
 
     def multi_task_done(self, token: Token, result: dict[str, Any]) -> Token | None:

@@ -24,6 +24,7 @@ from .advance import Run
 from .effects import EscalateTask, VoteRecorded
 from .events import Event, Signalled, TaskCompleted, TimerFired
 from .guards import addressed_token, check_keys, refuse
+from .multi import ensure_distinct_people
 from .state import InstanceState, Token, Vote
 from .steps import PENDING_OUTCOMES, give_up, retry
 
@@ -50,6 +51,12 @@ def _complete_human(
     if isinstance(node, ApprovalNode | UserTaskNode) and outcome is not None:
         _outcome_requirements(node, outcome, data)
     _separation_of_duties(run, node, token, actor)
+    done_here = [
+        c.actor
+        for c in run.completed
+        if c.node_id == node.id and c.attempt_group == token.attempt_group
+    ]
+    ensure_distinct_people(node, token.id, actor, done_here)
     if isinstance(node, ApprovalNode | UserTaskNode) and node.policy.quorum is not None:
         assert outcome is not None
         if not _vote(run, state, event, token, node, outcome, actor):

@@ -88,6 +88,8 @@ class TaskRecord(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     claimed_at: datetime | None
     completed_at: datetime | None
+    multi: dict[str, Any] | None = None
+    """A multi-instance task's item and place (``OpenTask.multi``); kept after completion."""
 
 
 class TimerRecord(msgspec.Struct, frozen=True, kw_only=True):

@@ -69,6 +69,7 @@ class TaskWriter:
                 outcomes=list(effect.outcomes),
                 priority=effect.priority,
                 data=effect.data,
+                multi=effect.multi,
                 outcome=None,
                 completed_by=None,
                 due_at=await self.sla(uow, record, model, effect, now),

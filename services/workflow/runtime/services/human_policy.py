@@ -2,7 +2,8 @@
 
 Authorisation needs both the queue's module permission and membership of the task's queue;
 separation of duties is checked before anyone can even hold a task they could not complete
-(``decide()`` checks it again at completion). Form versions are resolved from storage and
+(``decide()`` checks it again at completion), and so is a multi-instance node's one task per
+person (``ensure_distinct_people``). Form versions are resolved from storage and
 compiled once per version: a published version never changes.
 """
 
@@ -16,6 +17,7 @@ from contracts.errors import ConfigurationError, Conflict, Forbidden, NotFound
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen, Permissions
 from services.workflow.definition.messages import N_
 from services.workflow.definition.model import HUMAN_TYPES, ManualTaskNode
+from services.workflow.definition.multi import multi_of
 from services.workflow.definition.ports import ExpressionCompiler
 from services.workflow.forms import (
     CompiledForm,
@@ -26,6 +28,7 @@ from services.workflow.forms import (
     parse_form,
     parse_form_ref,
 )
+from services.workflow.runtime.kernel.multi import ensure_distinct_people
 from services.workflow.runtime.ports import InstanceRecord, TaskRecord, UnitOfWork
 from services.workflow.runtime.ports.human import (
     DEFAULT_PERMISSION,
@@ -147,6 +150,18 @@ class TaskGuard:
                 rule="exclude_completers_of",
                 **ids,
             )
+        if multi_of(node) is not None:
+            same = (node.id, task.attempt_group)
+            done = state.completed_nodes
+            others = [c.actor for c in done if (c.node_id, c.attempt_group) == same]
+            others += [
+                t.assignee
+                for t in await uow.tasks.of(task.instance_id)
+                if t.status == "claimed"
+                and t.id != task.id
+                and (t.node_id, t.attempt_group) == same
+            ]
+            ensure_distinct_people(node, task.token_id, user, others)
 
     async def node(self, uow: UnitOfWork, record: InstanceRecord, node_id: str) -> Any:
         version = await uow.versions.get(record.version_id)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from contracts.workflow.types import HistoryEntry, InstanceView, SubjectRef, TaskView
+from typing import Any
+
+import msgspec
+
+from contracts.workflow.types import HistoryEntry, InstanceView, SubjectRef, TaskMulti, TaskView
 from services.workflow.runtime.kernel.failures import failure_view
 from services.workflow.runtime.ports import HistoryRecord, InstanceRecord, TaskRecord
 
@@ -47,7 +51,13 @@ def task_view(r: TaskRecord, protocol: str) -> TaskView:
         due_at=r.due_at,
         claimed_at=r.claimed_at,
         completed_at=r.completed_at,
+        multi=task_multi(r.multi),
     )
+
+
+def task_multi(stored: dict[str, Any] | None) -> TaskMulti | None:
+    """A task row's ``multi`` column as the view's (``None``: not a multi-instance task)."""
+    return None if not stored else msgspec.convert(stored, TaskMulti)
 
 
 def history_entry(r: HistoryRecord) -> HistoryEntry:
