@@ -27,6 +27,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
+from core.textfold import SQLITE_FUNCTION, folded
+
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 PING_AFTER_IDLE_S = 1.0
 _WROTE = "tramita_wrote"
@@ -127,6 +129,7 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
+        dbapi_connection.create_function(SQLITE_FUNCTION, 1, folded, deterministic=True)
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Any) -> None:

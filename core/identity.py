@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from contracts.errors import Conflict, NotFound, ValidationFailed
 from contracts.kernel import Clock, IdGen
 from core.tables import profile_permissions, profiles, users
+from core.textfold import Folded, folded
 
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 _DUMMY_HASH = "scrypt$" + "00" * 16 + "$" + "00" * 64
@@ -30,6 +31,14 @@ class User(msgspec.Struct, frozen=True, kw_only=True):
     display_name: str
     profile: str
     active: bool
+
+
+class Person(msgspec.Struct, frozen=True, kw_only=True):
+    """One person a search found: who they are, without their profile or anything else."""
+
+    id: str
+    username: str
+    display_name: str
 
 
 def hash_password(password: str, *, salt: bytes | None = None) -> str:
@@ -160,6 +169,34 @@ class Directory:
         if found is None:
             raise NotFound("unknown user")
         return await self.get_user(str(found.id))
+
+    async def find_people(self, text: str, limit: int = 10) -> list[Person]:
+        """Active users whose display name or login name contains ``text``, ignoring case and
+        Portuguese accents (``core.textfold``), ordered by display name; at most ``limit`` of them.
+
+        A clerk knows "Maria Souza", not ``msouza2``: the pages that add a person search here.
+        It scans the users (a deployment's staff, not its citizens); nothing typed is logged.
+        """
+        wanted = folded(text.strip()) or ""
+        if not wanted or limit < 1:
+            return []
+        async with self._engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(users.c.id, users.c.username, users.c.display_name)
+                .where(
+                    users.c.active.is_(True),
+                    sa.or_(
+                        Folded(users.c.display_name).contains(wanted, autoescape=True),
+                        Folded(users.c.username).contains(wanted, autoescape=True),
+                    ),
+                )
+                .order_by(users.c.display_name, users.c.username)
+                .limit(limit)
+            )
+            return [
+                Person(id=str(r.id), username=str(r.username), display_name=str(r.display_name))
+                for r in rows
+            ]
 
     async def display_names(self, user_ids: Iterable[str]) -> dict[str, str]:
         """The display name of each known user among ``user_ids`` (one query; unknown ids are

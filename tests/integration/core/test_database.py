@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import sqlalchemy as sa
 from alembic import command
@@ -95,3 +97,29 @@ async def test_usernames_are_unique_and_profiles_must_exist(platform: Platform) 
         await d.create_user("bia", display_name="Bia", profile="missing")
     with pytest.raises(NotFound):
         await d.get_user("00000000-0000-7000-8000-000000000000")
+
+
+async def test_find_people_matches_part_of_a_name_or_login_of_active_users(
+    platform: Platform,
+) -> None:
+    d = platform.directory
+    await d.ensure_profile("clerk", "Clerk", [])
+    joao = await d.create_user("jsilva", display_name="João da Silva", profile="clerk")
+    maria = await d.create_user("msouza2", display_name="Maria Souza", profile="clerk")
+    gone = await d.create_user("mcosta", display_name="Mariana Costa", profile="clerk")
+    async with platform.database.begin() as conn:
+        await conn.execute(users.update().where(users.c.id == gone.id).values(active=False))
+
+    def ids(found: list[Any]) -> list[str]:
+        return [p.id for p in found]
+
+    assert ids(await d.find_people("souza")) == [maria.id]  # part of the name
+    assert ids(await d.find_people("SOUZA2")) == [maria.id]  # part of the login, any case
+    assert ids(await d.find_people("joao")) == [joao.id]  # accents ignored
+    assert ids(await d.find_people("JOÃO DA")) == [joao.id]
+    assert ids(await d.find_people("mari")) == [maria.id]  # the inactive Mariana is left out
+    assert ids(await d.find_people("s")) == [joao.id, maria.id]  # by display name
+    assert ids(await d.find_people("s", limit=1)) == [joao.id]
+    assert await d.find_people("%") == [] and await d.find_people("  ") == []
+    (found,) = await d.find_people("maria")
+    assert (found.username, found.display_name) == ("msouza2", "Maria Souza")
