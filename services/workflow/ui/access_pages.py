@@ -30,6 +30,7 @@ from services.workflow.ui.web import page, page_requires, platform_of, see_other
 INSTANCES = "/cms/workflow/instances"
 LEVEL_LABELS = {"public": N_("Public"), "restricted": N_("Restricted"), "secret": N_("Secret")}
 FIELD_OF = {"expires_at": "expires_on", "user_id": "username"}
+SHOWN_MATCHES = 10
 
 
 @dataclass
@@ -42,6 +43,8 @@ class Typed:
     username: str = ""
     expires_on: str = ""
     grant_reason: str = ""
+    matches: list[Any] = field(default_factory=list)  # core.identity.Person
+    more: bool = False
     errors: dict[str, str] = field(default_factory=dict)
 
 
@@ -155,11 +158,7 @@ class AccessPagesController(Controller):
             expires_on=_text(form, "expires_on", 10),
             grant_reason=_text(form, "grant_reason", MAX_REASON),
         )
-        user_id = ""
-        try:
-            user_id = str((await platform_of(request).directory.user_named(typed.username)).id)
-        except NotFound:
-            typed.errors["username"] = gettext("Nobody signs in with this login name.")
+        user_id = await _person(request, typed, _text(form, "person", 40))
         if not typed.grant_reason:
             typed.errors["grant_reason"] = gettext(NO_REASON)
         actor = ui_actor(request)
@@ -208,6 +207,29 @@ class AccessPagesController(Controller):
             return see_other(f"{INSTANCES}/{instance_id}?msg=access-revoked#access")
 
         return await perform(request, action, act)
+
+
+async def _person(request: Request[Any, Any, Any], typed: Typed, chosen: str) -> str:
+    """The id of the person the grant form names: the exact login name, else the one person
+    whose name or login contains the text, or the one chosen among several; otherwise the
+    refusal on the field (and the matches to choose from)."""
+    directory = platform_of(request).directory
+    try:
+        return str((await directory.user_named(typed.username)).id)
+    except NotFound:
+        pass
+    found = await directory.find_people(typed.username, limit=SHOWN_MATCHES + 1)
+    picked = [p for p in found if p.id == chosen]
+    if picked or len(found) == 1:
+        return str((picked or found)[0].id)
+    if not found:
+        typed.errors["username"] = gettext("Nobody found with this name or login.")
+        return ""
+    typed.matches, typed.more = found[:SHOWN_MATCHES], len(found) > SHOWN_MATCHES
+    typed.errors["username"] = gettext(
+        "More than one person matches what was typed: choose one below."
+    )
+    return ""
 
 
 async def _revoke(request: Request[Any, Any, Any], instance_id: str, grant_id: str) -> Action:

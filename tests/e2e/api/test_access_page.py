@@ -1,8 +1,9 @@
 """The "Acesso" section of a case's page (issue #23 item 2), on both databases: shown to whoever
 may classify (``workflow.classify``) and absent for anyone else; its forms change the level with
-a legal ground, grant a person by login name with an expiry and revoke (after a confirmation),
-each through ``AccessPolicy`` (the audit entries the API writes); a refused form says why on its
-field, in Portuguese, and keeps what was typed. A secret case is then seen by its grantees only.
+a legal ground, grant a person (by login name or part of the name, choosing among several
+matches) with an expiry and revoke (after a confirmation), each through ``AccessPolicy`` (the
+audit entries the API writes); a refused form says why on its field, in Portuguese, and keeps
+what was typed. A secret case is then seen by its grantees only.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ async def test_the_access_section_changes_level_grants_and_revokes(api: Api) -> 
         api, f"{access}/grants", csrf, username="ninguem", expires_on="2030-01-01", grant_reason=""
     )
     assert refused.status_code == 422, refused.text
-    assert "Ninguém entra no sistema com este nome de usuário." in refused.text
+    assert "Ninguém encontrado com esse nome ou login." in refused.text
     assert 'id="grant_reason-error"' in refused.text and 'value="ninguem"' in refused.text
     assert 'value="2030-01-01"' in refused.text
     assert '<option value="secret" selected>' in refused.text  # the level form: as it stands
@@ -157,3 +158,38 @@ async def test_the_access_section_changes_level_grants_and_revokes(api: Api) -> 
         "workflow.access.granted",
         "workflow.access.revoked",
     ]
+
+
+async def test_a_grant_finds_the_person_by_part_of_the_name(api: Api) -> None:
+    await _classifier(api)
+    directory = api.platform.directory
+    await directory.ensure_profile("clerk", "Clerk", [])
+    maria = await directory.create_user("msouza2", display_name="Maria Souza", profile="clerk")
+    await directory.create_user("mlima", display_name="Mariana Souza Lima", profile="clerk")
+    case = await start_purchase(api, 20_000)
+    grants = f"/cms/workflow/instances/{case['id']}/access/grants"
+    csrf = await _sign_in(api, "classifier")
+    shown = await api.client.get(f"/cms/workflow/instances/{case['id']}", headers=PT)
+    assert "Pessoa (nome ou login)" in shown.text
+
+    one = await _post(api, grants, csrf, username="souza lima", grant_reason="Parecer")
+    assert one.status_code == 303, one.text  # one match: granted
+
+    # Two matches: the form comes back listing both to choose from, what was typed kept.
+    typed = {"username": "SOUZA", "expires_on": "2026-03-31", "grant_reason": "Auditoria"}
+    both = await _post(api, grants, csrf, **typed)
+    assert both.status_code == 422, both.text
+    assert "Mais de uma pessoa corresponde ao que foi digitado" in both.text
+    assert "<legend>Escolha a pessoa</legend>" in both.text
+    assert f'name="person" value="{maria.id}"' in both.text
+    assert "Maria Souza (msouza2)" in both.text and "Mariana Souza Lima (mlima)" in both.text
+    assert 'value="2026-03-31"' in both.text and "Auditoria</textarea>" in both.text
+    chosen = await _post(api, grants, csrf, person=maria.id, **typed)
+    assert chosen.status_code == 303, chosen.text
+
+    none = await _post(api, grants, csrf, username="Zuleica", grant_reason="Parecer")
+    assert none.status_code == 422, none.text
+    assert 'id="username-error">Ninguém encontrado com esse nome ou login.' in none.text
+    shown = await api.client.get(f"/cms/workflow/instances/{case['id']}", headers=PT)
+    section = shown.text.split('id="access-grants"')[1].split("</table>")[0]
+    assert "Maria Souza" in section and "Mariana Souza Lima" in section
