@@ -16,7 +16,7 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
-from contracts.errors import NotFound, ValidationFailed
+from contracts.errors import ValidationFailed
 from core.i18n import N_, gettext
 from core.localtime import datetime_text, zone
 from services.workflow.api.access import access_of, viewer_for
@@ -25,12 +25,12 @@ from services.workflow.runtime.services.access import CLASSIFY_PERMISSION
 from services.workflow.ui.actions import MAX_REASON, NO_REASON, Action, perform, show
 from services.workflow.ui.deps import engine_of
 from services.workflow.ui.people import names_of
+from services.workflow.ui.people_pick import pick_person
 from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor, zone_of
 
 INSTANCES = "/cms/workflow/instances"
 LEVEL_LABELS = {"public": N_("Public"), "restricted": N_("Restricted"), "secret": N_("Secret")}
 FIELD_OF = {"expires_at": "expires_on", "user_id": "username"}
-SHOWN_MATCHES = 10
 
 
 @dataclass
@@ -210,26 +210,13 @@ class AccessPagesController(Controller):
 
 
 async def _person(request: Request[Any, Any, Any], typed: Typed, chosen: str) -> str:
-    """The id of the person the grant form names: the exact login name, else the one person
-    whose name or login contains the text, or the one chosen among several; otherwise the
-    refusal on the field (and the matches to choose from)."""
-    directory = platform_of(request).directory
-    try:
-        return str((await directory.user_named(typed.username)).id)
-    except NotFound:
-        pass
-    found = await directory.find_people(typed.username, limit=SHOWN_MATCHES + 1)
-    picked = [p for p in found if p.id == chosen]
-    if picked or len(found) == 1:
-        return str((picked or found)[0].id)
-    if not found:
-        typed.errors["username"] = gettext("Nobody found with this name or login.")
-        return ""
-    typed.matches, typed.more = found[:SHOWN_MATCHES], len(found) > SHOWN_MATCHES
-    typed.errors["username"] = gettext(
-        "More than one person matches what was typed: choose one below."
-    )
-    return ""
+    """The id of the person the grant form names (``ui.people_pick``); otherwise the refusal
+    on the field and the matches to choose from."""
+    pick = await pick_person(request, typed.username, chosen)
+    if pick.error:
+        typed.errors["username"] = pick.error
+    typed.matches, typed.more = pick.matches, pick.more
+    return pick.user_id
 
 
 async def _revoke(request: Request[Any, Any, Any], instance_id: str, grant_id: str) -> Action:

@@ -26,12 +26,16 @@ MAX_REASON = 500
 @dataclass(frozen=True)
 class Choice:
     """A ``<select>`` on the action page (e.g. the token and the node of a repair), or a text
-    field when it offers no options (e.g. the login name of the person to add to a queue)."""
+    field when it offers no options (e.g. the person to add to a queue, with the refusal on the
+    field and the people it matched to choose from: ``ui.people_pick``)."""
 
     name: str
     label: str
     options: Sequence[tuple[str, str]]
     selected: str = ""
+    error: str = ""
+    matches: Sequence[Any] = ()  # core.identity.Person, listed by _people_pick.html
+    more: bool = False
 
 
 @dataclass(frozen=True)

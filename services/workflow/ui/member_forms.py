@@ -1,9 +1,11 @@
-"""What the member pages share: a person named by login name, shown by display name.
+"""What the member pages share: a person named by part of their name or login, shown by
+display name.
 
-Queue members (``queue_pages``) and unit supervisors (``unit_pages``) are both added by the
-login name a clerk knows and removed from a confirmation page that names the person; these
-helpers read the name from the form, find the person in the directory (a refusal in words when
-nobody signs in with it) and show a user id as a name.
+Queue members (``queue_pages``) and unit supervisors (``unit_pages``) are both added by naming
+the person the way the grant form of a case does (``ui.people_pick``: the exact login name, or
+part of the name or login, choosing among several matches) and removed from a confirmation page
+that names the person; these helpers read the form, resolve the person and show a user id as a
+name.
 """
 
 from __future__ import annotations
@@ -12,31 +14,39 @@ from typing import Any
 
 from litestar import Request
 
-from contracts.errors import NotFound
 from core.i18n import gettext
 from services.workflow.ui.actions import Choice, Refusal
 from services.workflow.ui.people import names_of
-from services.workflow.ui.web import platform_of
+from services.workflow.ui.people_pick import Pick, pick_person
 
 
-def login_choice(username: str) -> Choice:
-    """The form's free-text field for the person's login name."""
-    return Choice(name="username", label=gettext("Login name"), options=(), selected=username)
+def person_choice(username: str, pick: Pick | None = None) -> Choice:
+    """The form's free-text field for the person, with the refusal and the matches, if any."""
+    pick = pick or Pick()
+    return Choice(
+        name="username",
+        label=gettext("Person (name or login)"),
+        options=(),
+        selected=username,
+        error=pick.error,
+        matches=pick.matches,
+        more=pick.more,
+    )
 
 
-async def form_username(request: Request[Any, Any, Any]) -> str:
-    """The login name typed in the form (trimmed, at most 200 characters)."""
+async def form_person(request: Request[Any, Any, Any]) -> tuple[str, Pick]:
+    """What was typed for the person (trimmed, at most 200 characters) and whom it names."""
     form = await request.form()
-    return str(form.get("username") or "").strip()[:200]
+    username = str(form.get("username") or "").strip()[:200]
+    chosen = str(form.get("person") or "").strip()[:40]
+    return username, await pick_person(request, username, chosen)
 
 
-async def user_named(request: Request[Any, Any, Any], username: str) -> str:
-    """The id of the person who signs in as ``username``; a ``Refusal`` if nobody does."""
-    try:
-        user = await platform_of(request).directory.user_named(username)
-    except NotFound as exc:
-        raise Refusal(gettext("Nobody signs in with this login name.")) from exc
-    return str(user.id)
+def picked(pick: Pick) -> str:
+    """The id of the person picked; a ``Refusal`` (the field's error) when there is none."""
+    if pick.error or not pick.user_id:
+        raise Refusal(pick.error or gettext("Nobody found with this name or login."))
+    return pick.user_id
 
 
 async def person_name(request: Request[Any, Any, Any], user_id: str) -> str:

@@ -4,8 +4,8 @@ The same ``Catalog`` calls as ``/api/v1/queues/{key}/members`` and ``tramita que
 add-member|remove-member`` (each its own unit of work, audited as
 ``workflow.queue.members_added`` / ``workflow.queue.member_removed`` with the reason), and the
 same permission for a change: ``workflow.admin`` (the pages need it to be seen at all). A person
-is added by the login name a clerk knows; membership alone does not grant the queue's
-permission.
+is added by part of the name or login a clerk knows (choosing among several matches,
+``ui.people_pick``); membership alone does not grant the queue's permission.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from services.workflow.api.queues import catalog_of
 from services.workflow.runtime.services.inbox import QueueOption
 from services.workflow.ui.actions import Action, perform, show
 from services.workflow.ui.deps import inbox_of
-from services.workflow.ui.member_forms import form_username, login_choice, person_name, user_named
+from services.workflow.ui.member_forms import form_person, person_choice, person_name, picked
 from services.workflow.ui.people import names_of
+from services.workflow.ui.people_pick import Pick
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 QUEUES = "/cms/workflow/queues"
@@ -42,7 +43,7 @@ async def _queue(request: Request[Any, Any, Any], key: str) -> QueueOption:
     return found
 
 
-def _add(queue: QueueOption, username: str = "") -> Action:
+def _add(queue: QueueOption, username: str = "", pick: Pick | None = None) -> Action:
     return Action(
         title=gettext("Add a member to %(queue)s") % {"queue": queue.name},
         intro=gettext(
@@ -53,7 +54,7 @@ def _add(queue: QueueOption, username: str = "") -> Action:
         back=_members_url(queue.key),
         button=gettext("Add the member"),
         facts=[(gettext("Queue"), queue.name)],
-        choices=[login_choice(username)],
+        choices=[person_choice(username, pick)],
     )
 
 
@@ -103,16 +104,16 @@ class QueuePagesController(Controller):
     @post("/{key:str}/members/add", status_code=303)
     async def add(self, request: Request[Any, Any, Any], key: FromPath[str]) -> Response[Any]:
         queue = await _queue(request, key)
-        username = await form_username(request)
+        username, pick = await form_person(request)
 
         async def act(reason: str, _form: Any) -> Response[Any]:
-            user_id = await user_named(request, username)
+            user_id = picked(pick)
             added = await catalog_of(request).add_member(
                 queue.key, user_id, actor=ui_actor(request), reason=reason
             )
             return see_other(f"{_members_url(queue.key)}?msg={'added' if added else 'unchanged'}")
 
-        return await perform(request, _add(queue, username), act)
+        return await perform(request, _add(queue, username, pick), act)
 
     @get("/{key:str}/members/{member:uuid}/remove")
     async def remove_page(

@@ -5,7 +5,8 @@ The same ``UnitService`` calls as ``tramita unit ...``, each its own unit of wor
 the reason the confirmation page asks for (``workflow.unit.created|queue_assigned|
 supervisor_added|supervisor_removed``). Administrators only (``workflow.admin``): a supervisor
 sees their units through the inbox and the dashboard, never changes them. A person is added by
-the login name a clerk knows; supervising also needs ``workflow.supervise`` in their profile.
+part of the name or login a clerk knows (choosing among several matches, ``ui.people_pick``);
+supervising also needs ``workflow.supervise`` in their profile.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from core.i18n import gettext
 from services.workflow.runtime.services.units import UnitRecord
 from services.workflow.ui.actions import Action, Choice, Refusal, perform, show
 from services.workflow.ui.deps import inbox_of, units_of
-from services.workflow.ui.member_forms import form_username, login_choice, person_name, user_named
+from services.workflow.ui.member_forms import form_person, person_choice, person_name, picked
 from services.workflow.ui.people import names_of
+from services.workflow.ui.people_pick import Pick
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 UNITS = "/cms/workflow/units"
@@ -66,7 +68,7 @@ def _place(unit: UnitRecord, queues: list[tuple[str, str]], chosen: str = "") ->
     )
 
 
-def _add(unit: UnitRecord, username: str = "") -> Action:
+def _add(unit: UnitRecord, username: str = "", pick: Pick | None = None) -> Action:
     return Action(
         title=gettext("Add a supervisor to %(unit)s") % {"unit": unit.name},
         intro=gettext(
@@ -77,7 +79,7 @@ def _add(unit: UnitRecord, username: str = "") -> Action:
         back=UNITS,
         button=gettext("Add the supervisor"),
         facts=[(gettext("Unit"), unit.name)],
-        choices=[login_choice(username)],
+        choices=[person_choice(username, pick)],
     )
 
 
@@ -166,16 +168,16 @@ class UnitPagesController(Controller):
     @post("/{key:str}/supervisors/add", status_code=303)
     async def add(self, request: Request[Any, Any, Any], key: FromPath[str]) -> Response[Any]:
         unit = await units_of(request).unit(key)
-        username = await form_username(request)
+        username, pick = await form_person(request)
 
         async def act(reason: str, _form: Any) -> Response[Any]:
-            user_id = await user_named(request, username)
+            user_id = picked(pick)
             added = await units_of(request).add_supervisor(
                 unit.key, user_id, actor=ui_actor(request), reason=reason
             )
             return see_other(f"{UNITS}?msg={'added' if added else 'unchanged'}")
 
-        return await perform(request, _add(unit, username), act)
+        return await perform(request, _add(unit, username, pick), act)
 
     @get("/{key:str}/supervisors/{person:uuid}/remove")
     async def remove_page(

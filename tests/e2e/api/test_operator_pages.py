@@ -328,12 +328,38 @@ async def test_a_member_is_added_by_login_name_and_removed_each_audited(api: Api
     assert entries == [(user_id(api, "admin"), "férias", {"member": reader})]
 
 
-async def test_an_unknown_login_name_is_refused_readably(api: Api) -> None:
+async def test_a_member_is_found_by_part_of_the_name_like_the_grant_form(api: Api) -> None:
+    directory = api.platform.directory
+    await directory.ensure_profile("clerk", "Clerk", [])
+    maria = await directory.create_user("msouza2", display_name="Maria Souza", profile="clerk")
+    mariana = await directory.create_user(
+        "mlima", display_name="Mariana Souza Lima", profile="clerk"
+    )
     headers = await _as(api)
+    assert "Pessoa (nome ou login)" in (await api.client.get(f"{MEMBERS}/add")).text
+
+    one = await _post(api, f"{MEMBERS}/add", headers, username="souza lima", reason="reforço")
+    assert one.headers["location"].endswith("?msg=added")  # one match: added
+    assert str(mariana.id) in await api.service.catalog.members(QUEUE)
+
+    both = await _post(api, f"{MEMBERS}/add", headers, username="SOUZA", reason="férias")
+    assert both.status_code == 422, both.text  # two: listed to choose, what was typed kept
+    assert "<legend>Escolha a pessoa</legend>" in both.text
+    assert 'aria-describedby="username-error"' in both.text
+    assert f'name="person" value="{maria.id}"' in both.text
+    assert "Maria Souza (msouza2)" in both.text and "Mariana Souza Lima (mlima)" in both.text
+    assert 'value="SOUZA"' in both.text and "férias</textarea>" in both.text
+    assert str(maria.id) not in await api.service.catalog.members(QUEUE)
+    chosen = await _post(
+        api, f"{MEMBERS}/add", headers, username="SOUZA", person=str(maria.id), reason="férias"
+    )
+    assert chosen.headers["location"].endswith("?msg=added")
+    assert str(maria.id) in await api.service.catalog.members(QUEUE)
+
     before = await api.service.catalog.members(QUEUE)
-    response = await _post(api, f"{MEMBERS}/add", headers, username="ninguem", reason="x")
-    assert response.status_code == 422
-    assert "Ninguém entra no sistema com este nome de usuário." in response.text
+    none = await _post(api, f"{MEMBERS}/add", headers, username="Zuleica", reason="x")
+    assert none.status_code == 422
+    assert 'id="username-error">Ninguém encontrado com esse nome ou login.' in none.text
     assert await api.service.catalog.members(QUEUE) == before
 
 

@@ -159,7 +159,7 @@ async def test_an_admin_adds_and_removes_a_queue_member(
     violations = {"members": await serious_violations(page)} if javascript else {}
     overflow = {"members": await _overflow(page)}
     await page.get_by_role("link", name="Adicionar membro").click()
-    await page.get_by_label("Usuário (nome de acesso)").fill("nova")
+    await page.get_by_label("Pessoa (nome ou login)").fill("nova")
     await page.get_by_label("Motivo").fill("Reforço na equipe")
     if javascript:
         violations["add"] = await serious_violations(page)

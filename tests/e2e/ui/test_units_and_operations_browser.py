@@ -117,7 +117,7 @@ async def test_an_administrator_creates_a_unit_and_places_a_queue(
     await expect(page.get_by_role("heading", level=1)).to_have_text(
         "Adicionar um supervisor a Secretaria de Saúde"
     )
-    await page.get_by_label("Usuário (nome de acesso)").fill("revisor")
+    await page.get_by_label("Pessoa (nome ou login)").fill("revisor")
     await page.get_by_label("Motivo").fill("Chefia da revisão")
     await checks("add-supervisor")
     await page.get_by_role("button", name="Adicionar o supervisor").click()
