@@ -53,7 +53,12 @@ async def test_a_copied_version_gains_a_call_and_a_multi_task_through_the_forms(
         refused.text
     )
     await editor.ok(
-        "/nodes/review/properties", **REVIEW, over="[area, area + 1]", item="revisor", mode=""
+        "/nodes/review/properties",
+        **REVIEW,
+        over="[area, area + 1]",
+        item="revisor",
+        mode="",
+        distinct_people="true",
     )
 
     call = {"version": "", "inputs": "valor = area * 2", "outputs": "parecer = valor"}
@@ -69,6 +74,10 @@ async def test_a_copied_version_gains_a_call_and_a_multi_task_through_the_forms(
     checked = await editor.page("?check=1")
     assert "Validação: nenhum problema. O rascunho pode ser publicado." in checked
     assert '<option value="editor.parecer" selected>editor.parecer</option>' in checked
+    assert (
+        'id="f-review-properties-distinct_people" name="distinct_people" value="true" checked'
+    ) in checked
+    assert "Cada pessoa faz no máximo uma tarefa desta etapa" in checked
     published = await editor.ok("/publish")
     assert published.startswith(f"/cms/workflow/definitions/{KEY}/versions/2")
     stored = await api.client.get(f"/api/v1/workflows/{KEY}/versions/2", headers=api.auth("admin"))

@@ -127,3 +127,19 @@ def test_each_refusal_of_the_several_instances_fieldset_is_on_its_field() -> Non
     with pytest.raises(OpError) as together:
         properties(doc, "review", {"queue": "Not a queue", "over": "revisores", "item": ""})
     assert sorted(together.value.errors) == ["item", "queue"]
+
+
+def test_the_distinct_people_checkbox_sets_false_and_an_unrelated_save_keeps_it() -> None:
+    doc, properties = _draft(), ACTIONS["properties"][1]
+    assert special_values(find(doc, "review"))["distinct_people"] == "true"  # checked by default
+    form = {"name": "Revisão", "queue": "test.flow.operators", **MULTI}
+    unchecked = properties(doc, "review", {**form, "distinct_people": ""}).document
+    assert find(unchecked, "review")["multi"] == {**MULTI, "distinct_people": False}
+    assert special_values(find(unchecked, "review"))["distinct_people"] == "false"
+    assert errors_of(unchecked) == []
+    renamed = properties(unchecked, "review", {**form, "name": "Outra", "distinct_people": ""})
+    assert find(renamed.document, "review")["multi"]["distinct_people"] is False
+    kept = set_multi(unchecked, "review", MULTI).document  # a caller without the field
+    assert find(kept, "review")["multi"]["distinct_people"] is False
+    checked = properties(unchecked, "review", {**form, "distinct_people": "true"}).document
+    assert find(checked, "review")["multi"] == MULTI  # on is the default, not written

@@ -4,10 +4,10 @@ A ``call`` node names another published definition (``definition``, an optional 
 what its child starts with (``in``: child key = CEL over this context) and what comes back
 (``out``: key here = the child's key, each also declared in ``produces``, as the format wants).
 A ``user_task`` may repeat over a list (``multi``: ``over``, ``item``, ``mode``,
-``complete_when``). The mappings are typed as one ``key = value`` per line. Like
-:mod:`.ops`, each edit returns a new document and refuses only what is wrong on its own; CEL
-syntax is checked by the caller, whether the called definition's start takes the ``in`` keys
-is the instance's question when it reaches the call.
+``complete_when``, ``distinct_people``). The mappings are typed as one ``key = value`` per
+line. Like :mod:`.ops`, each edit returns a new document and refuses only what is wrong on its
+own; CEL syntax is checked by the caller, whether the called definition's start takes the ``in``
+keys is the instance's question when it reaches the call.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from services.workflow.definition.drafts.ops import (
 CONTEXT_KEY: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MODES: Final = ("parallel", "sequential")
 CALL_FIELDS: Final = ("definition", "version", "inputs", "outputs")
-MULTI_FIELDS: Final = ("over", "item", "mode", "complete_when")
+MULTI_FIELDS: Final = ("over", "item", "mode", "complete_when", "distinct_people")
 MAX_PAIRS: Final = 50
 
 
@@ -49,6 +49,7 @@ def special_values(node: Mapping[str, Any]) -> dict[str, str]:
         "item": multi.get("item"),
         "mode": multi.get("mode") or "parallel",
         "complete_when": multi.get("complete_when"),
+        "distinct_people": "false" if multi.get("distinct_people") is False else "true",
     }
     return {k: "" if v is None else str(v) for k, v in values.items()}
 
@@ -138,7 +139,9 @@ def set_call(
 
 def set_multi(document: Mapping[str, Any], node_id: str, values: Mapping[str, str]) -> Applied:
     """One task per item of ``over`` (all at once or one after another), or none of it when
-    ``over``, ``item`` and ``complete_when`` are all empty."""
+    ``over``, ``item`` and ``complete_when`` are all empty. ``distinct_people`` is a checkbox:
+    ``"true"`` is the default (written only when off), empty is unchecked (``false``), and a
+    caller that does not send it keeps what the draft says."""
     given = {f: values.get(f, "").strip() for f in MULTI_FIELDS}
     node = find(document, node_id)
     if not (given["over"] or given["item"] or given["complete_when"]):
@@ -162,6 +165,9 @@ def set_multi(document: Mapping[str, Any], node_id: str, values: Mapping[str, st
     refuse_if(errors)
     multi = {"over": given["over"], "item": given["item"], "mode": given["mode"] or "parallel"}
     _put(multi, "complete_when", given["complete_when"])
+    sent = values.get("distinct_people")
+    kept = dict_field(node, "multi").get("distinct_people")
+    _put(multi, "distinct_people", kept if sent is None else (False if sent != "true" else None))
     doc = copy.deepcopy(dict(document))
     find(doc, node_id)["multi"] = multi
     return Applied(doc, node_id)
