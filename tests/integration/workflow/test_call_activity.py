@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from contracts.errors import NotFound
 from contracts.hookspecs import hookimpl
 from contracts.kernel import Actor
 from contracts.workflow.handlers import StepControl
@@ -226,3 +227,17 @@ async def test_a_call_drawn_in_bpmn_publishes_and_runs(
     view = await service.engine.status(parent_id)
     assert (view.status, view.context["verdict"]) == ("completed", "granted")
     assert plugin.recorder.taken == [("after", "granted")]
+
+
+async def test_publishing_does_not_need_the_called_definition_but_reaching_the_call_does(
+    service: WorkflowService,
+) -> None:
+    """Boot publishes the registered definitions in any order across plugins, so a call may
+    name a definition published later; the transaction that reaches it is refused until then."""
+    later = parent()
+    later["nodes"][1] = {**later["nodes"][1], "definition": "call.later", "version": 3}
+    version, created = await service.engine.publisher.publish(later, actor=OFFICER)
+    assert (version.key, version.version, created) == ("call.parent", 2, True)
+    with pytest.raises(NotFound) as refused:  # the start's error, in the reaching transaction
+        await _call(service)
+    assert refused.value.fields == {"definition_key": "call.later", "version": 3}
