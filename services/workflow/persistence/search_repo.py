@@ -31,7 +31,12 @@ from services.workflow.reads.operations import (
     SubmissionView,
 )
 from services.workflow.reads.public import PublicSource
-from services.workflow.reads.search import MAX_PAGE, InstanceQuery, InstanceSummary
+from services.workflow.reads.search import (
+    MAX_PAGE,
+    InstanceQuery,
+    InstanceSummary,
+    LinkedInstance,
+)
 from services.workflow.reads.versions import VersionDocument, VersionSummary
 from services.workflow.runtime.ports.access import Viewer
 
@@ -64,6 +69,16 @@ def _summary(row: Any) -> InstanceSummary:
         started_at=row.started_at,
         updated_at=row.updated_at,
         ended_at=row.ended_at,
+    )
+
+
+def _linked_query(*where: Any) -> sa.Select[Any]:
+    """Instances as links (:class:`LinkedInstance`), with their definition's name."""
+    c, d = t.instances.c, t.definitions.c
+    return (
+        sa.select(c.id, c.protocol, d.name.label("definition_name"), c.status, c.started_at)
+        .join_from(t.instances, t.definitions, d.key == c.definition_key)
+        .where(*where)
     )
 
 
@@ -155,6 +170,17 @@ class SqlApiReads:
             where.append(c.protocol == protocol)
         rows = await self._all(sa.select(*_SUMMARY_COLUMNS).where(*where).limit(MAX_PAGE))
         return [_summary(r) for r in rows]
+
+    async def called_instances(self, parent_id: str, viewer: Viewer) -> list[LinkedInstance]:
+        c = t.instances.c
+        where = (c.parent_instance_id == parent_id, self._visible(viewer))
+        rows = await self._all(_linked_query(*where).order_by(c.started_at, c.id).limit(MAX_PAGE))
+        return [LinkedInstance(**r._mapping) for r in rows]
+
+    async def linked_instance(self, instance_id: str, viewer: Viewer) -> LinkedInstance | None:
+        where = (t.instances.c.id == instance_id, self._visible(viewer))
+        rows = await self._all(_linked_query(*where))
+        return LinkedInstance(**rows[0]._mapping) if rows else None
 
     def _versions_query(self) -> sa.Select[Any]:
         v = t.versions.c

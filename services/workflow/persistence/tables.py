@@ -77,6 +77,7 @@ instances = sa.Table(
     sa.Index("ix_workflow_instances_business_key", "business_key"),
     sa.Index("ix_workflow_instances_updated", "status", "updated_at"),
     sa.Index("ix_workflow_instances_started", "definition_key", "started_at"),
+    sa.Index("ix_workflow_instances_parent", "parent_instance_id"),
 )
 
 step_runs = sa.Table(

@@ -55,8 +55,27 @@ class InstanceSummary(msgspec.Struct, frozen=True, kw_only=True):
     ended_at: datetime | None
 
 
+class LinkedInstance(msgspec.Struct, frozen=True, kw_only=True):
+    """A case a call activity links to this one (its parent or a child), as a page lists it."""
+
+    id: str
+    protocol: str
+    definition_name: str
+    status: str
+    started_at: datetime
+
+
 class SearchReads(Protocol):
     async def search(self, query: InstanceQuery) -> list[InstanceSummary]: ...
+
+    async def called_instances(self, parent_id: str, viewer: Viewer) -> list[LinkedInstance]:
+        """The instances the call activities of ``parent_id`` started, oldest first; only those
+        the person may see."""
+        ...
+
+    async def linked_instance(self, instance_id: str, viewer: Viewer) -> LinkedInstance | None:
+        """One instance as a link, ``None`` if it does not exist or the person may not see it."""
+        ...
 
     async def open_instances_for(
         self, *, business_key: str | None, protocol: str | None, viewer: Viewer | None = None

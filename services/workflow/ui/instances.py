@@ -1,5 +1,6 @@
 """The instance page (status, protocol, current nodes, deadlines, step runs, timeline, tasks,
-audit) and the links to its operator actions (``ui.instance_actions``)."""
+audit, the parent that called it and the processes it called) and the links to its operator
+actions (``ui.instance_actions``)."""
 
 from __future__ import annotations
 
@@ -85,6 +86,12 @@ class InstancePageController(Controller):
         tasks = await engine.tasks(instance_id)
         audit = await reads.audit_trail(instance_id)
         case = await case_panel(request, view, tasks)
+        viewer = await viewer_for(request, ui_actor(request).id)
+        parent = (  # a parent or child the person may not see is not shown at all
+            await reads.linked_instance(view.parent_instance_id, viewer)
+            if view.parent_instance_id
+            else None
+        )
         people = [
             *case.people,
             *(h.actor.id for h in history if h.actor and h.actor.kind == "user"),
@@ -105,6 +112,8 @@ class InstancePageController(Controller):
             doc_size=size_text,
             audit=audit,
             case=case,
+            parent=parent,
+            children=await reads.called_instances(view.id, viewer),
             names=await names_of(request, people),
             letters=await reads.dead_letters("open", None, 100, instance_id=view.id),
             deadlines=await deadlines_of(request).show(view.id),

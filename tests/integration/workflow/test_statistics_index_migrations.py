@@ -1,5 +1,6 @@
 """workflow_0009 and esic_0002 on a database made before them (both backends): the indexes the
-e-SIC statistics read by (instances by definition and start, requests by receipt) appear."""
+e-SIC statistics read by (instances by definition and start, requests by receipt) appear; so
+does workflow_0014's, the instances a parent called (issue #24)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from core.db import sync_url
 INDEXES = (
     ("workflow_instances", "ix_workflow_instances_started", "workflow_0009", "workflow_0008"),
     ("esic_requests", "ix_esic_requests_created", "esic_0002", "esic_0001"),
+    ("workflow_instances", "ix_workflow_instances_parent", "workflow_0014", "workflow_0013"),
 )
 
 
