@@ -1,7 +1,8 @@
 """The call activity in the engine, on SQLite and PostgreSQL (issue #24 item 3): a parent's
 token starts a child of another definition in the same transaction (``in`` mapping, version
 resolved then and pinned), waits, and resumes with the ``out`` mapping when the child
-completes; cancelling the parent cancels the child; a child that does not complete takes the
+completes; the child inherits the parent's subject, not its business key; cancelling the
+parent cancels the child and closes its open dead letters; a child that does not complete takes the
 parent's ``child_failed`` route; the wait survives a restart."""
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from typing import Any
 
 import pytest
 
-from contracts.errors import NotFound
+from contracts.errors import NotFound, RetryableFailure
 from contracts.hookspecs import hookimpl
 from contracts.kernel import Actor
 from contracts.workflow.handlers import StepControl
-from contracts.workflow.types import StartRequest, StepInput, StepResult
+from contracts.workflow.types import StartRequest, StepInput, StepResult, SubjectRef
+from core.audit import read_trail
 from core.clock import FixedClock
 from core.i18n import gettext
 from services.workflow.bootstrap import WorkflowService
@@ -28,6 +30,7 @@ from services.workflow.runtime.services.migration import Migrator
 from tests.fakes.boot import booted
 
 OFFICER = Actor(id="officer")
+CASE = SubjectRef(type="call.case", id="case-1")
 
 
 def child(name: str = "Parecer") -> dict[str, Any]:
@@ -86,6 +89,27 @@ class Recorder:
         return StepResult(output={})
 
 
+class Unreachable:
+    async def execute(self, step: StepInput, control: StepControl) -> StepResult:
+        raise RetryableFailure("partner answered 503", status=503)
+
+
+def stuck_child() -> dict[str, Any]:
+    """A child whose only step lands in the dead letters at its first failure."""
+    ask = {"type": "service_task", "handler": "call.unreachable", "failure": {"max_attempts": 1}}
+    return {
+        "format": 1,
+        "key": "call.stuck",
+        "name": "Consulta",
+        "protocol_prefix": "CON",
+        "nodes": [
+            {"id": "begin", "type": "start", "produces": ["value", "who"], "next": "ask"},
+            {"id": "ask", **ask, "next": "done"},
+            {"id": "done", "type": "end"},
+        ],
+    }
+
+
 class CallPlugin:
     def __init__(self) -> None:
         self.recorder = Recorder()
@@ -95,10 +119,12 @@ class CallPlugin:
         registry.add("call.child.operators", "Operators")
         registry.add("call.parent.operators", "Operators")
         registry.add("call.drawn.operators", "Operators")
+        registry.add("call.stuck.operators", "Operators")
 
     @hookimpl
     def tramita_register_handlers(self, registry: Any) -> None:
         registry.add("call.record", self.recorder)
+        registry.add("call.unreachable", Unreachable())
 
     @hookimpl
     def tramita_register_workflows(self, registry: Any) -> None:
@@ -122,7 +148,13 @@ async def service(
 async def _call(service: WorkflowService, key: str = "call.parent") -> tuple[str, str]:
     """Start a parent; return its id and its child's."""
     view = await service.engine.start(
-        StartRequest(definition_key=key, context={"amount": 21, "name": "Ana"}, actor=OFFICER)
+        StartRequest(
+            definition_key=key,
+            context={"amount": 21, "name": "Ana"},
+            subject=CASE,
+            business_key="PED-1",
+            actor=OFFICER,
+        )
     )
     assert view.current_nodes == ("sub",)
     (token,) = await service.engine.tokens(view.id)
@@ -143,6 +175,7 @@ async def test_the_child_starts_with_the_in_mapping_on_the_version_of_the_call(
     view = await service.engine.status(kid)
     assert (view.status, view.definition_version, view.current_nodes) == ("waiting", 1, ("review",))
     assert (view.context, view.parent_instance_id) == ({"value": 42, "who": "Ana"}, parent_id)
+    assert (view.subject, view.business_key) == (CASE, None)  # the same case, its own key
     assert (await service.engine.status(later_kid)).definition_version == 2
     await service.delivery.drain()
     assert (await service.engine.status(parent_id)).current_nodes == ("sub",)
@@ -164,6 +197,32 @@ async def test_cancelling_the_parent_cancels_the_child(
     await service.delivery.drain()  # the child's end reaches a parent that no longer waits
     assert (await service.engine.status(parent_id)).status == "cancelled"
     assert plugin.recorder.taken == []
+
+
+async def test_cancelling_the_parent_closes_the_childs_open_dead_letter(
+    service: WorkflowService, clock: FixedClock
+) -> None:
+    await service.engine.publisher.publish(stuck_child(), actor=OFFICER)
+    calling = parent()
+    calling["nodes"][1] = {**calling["nodes"][1], "definition": "call.stuck"}
+    await service.engine.publisher.publish(calling, actor=OFFICER)
+    parent_id, kid = await _call(service)
+    await service.delivery.drain()
+    assert (await service.engine.status(kid)).status == "stalled"
+    async with service.uow_factory() as uow:
+        (letter,) = await uow.dead_letters.all()
+    assert letter["instance_id"] == kid
+    await service.engine.cancel(parent_id, reason="desistência", actor=OFFICER)
+    assert (await service.engine.status(kid)).status == "cancelled"
+    async with service.uow_factory() as uow:
+        assert await uow.dead_letters.all() == []
+        closed = await uow.dead_letters.get(letter["id"])
+        trail = await read_trail(uow.conn, "workflow_dead_letter", letter["id"])
+    assert closed is not None
+    assert (closed["status"], closed["resolved_at"]) == ("cancelled", clock.now())
+    assert [(e.entry.action, e.entry.actor) for e in trail] == [
+        ("workflow.dead_letter.cancelled", Actor.system("engine"))
+    ]
 
 
 async def test_a_child_that_does_not_complete_takes_the_parents_error_route(

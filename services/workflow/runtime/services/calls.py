@@ -11,7 +11,11 @@
   that child, and does nothing otherwise — a redelivery or a parent that moved on.
   Locks: a start and a cancellation lock parent then child; a return locks only the parent.
 - **Cancel.** The decision that ends a parent (cancelled, failed, an error end) cancels, in the
-  same transaction, every child its waiting call tokens started that is still running.
+  same transaction, every child its waiting call tokens started that is still running, and
+  closes that child's open dead letters as an operator's cancel does.
+- **Subject.** A child is about the same case as its parent: it inherits the parent's subject
+  (``subject_type``/``subject_id``), never its business key (a message correlates by business
+  key to exactly one open instance, and a parent waits open beside its child).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import Protocol
 
 from contracts.errors import InvalidTransition
 from contracts.kernel import Actor, AuditEntry, Clock
-from contracts.workflow.types import StartRequest
+from contracts.workflow.types import StartRequest, SubjectRef
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.model import CallNode
 from services.workflow.runtime.kernel.effects import Decision, StartChild
@@ -33,6 +37,7 @@ from services.workflow.runtime.kernel.state import TERMINAL, InstanceState, Toke
 from services.workflow.runtime.ports import InstanceRecord, UnitOfWork
 from services.workflow.runtime.services.applier import state_from_json
 from services.workflow.runtime.services.applying import ApplyIn
+from services.workflow.runtime.services.dead_letter_actions import close_open_letters
 
 ENGINE = Actor.system("engine")
 ModelOf = Callable[[UnitOfWork, InstanceRecord], Awaitable[CompiledModel]]
@@ -54,6 +59,13 @@ def child_id(parent_id: str, token_id: str, node_id: str, attempt_group: int) ->
     """The id of the child a wait starts: the same wait always names the same child."""
     name = f"tramita:call:{parent_id}:{token_id}:{node_id}:{attempt_group}"
     return str(uuid.uuid5(uuid.NAMESPACE_URL, name))
+
+
+def parent_subject(parent: InstanceRecord) -> SubjectRef | None:
+    """The subject a child inherits: its parent's, so the module sees the same case."""
+    if parent.subject_type is None or parent.subject_id is None:
+        return None
+    return SubjectRef(type=parent.subject_type, id=parent.subject_id)
 
 
 def waiting_calls(model: CompiledModel, state: InstanceState) -> list[tuple[Token, CallNode]]:
@@ -119,6 +131,7 @@ class Calls:
             definition_key=effect.definition,
             version=effect.version,
             context=dict(effect.input),
+            subject=parent_subject(parent),
             actor=ENGINE,
         )
         await self._start_in(uow, request, now, instance_id=cid, parent_instance_id=parent.id)
@@ -135,6 +148,7 @@ class Calls:
             )
         except InvalidTransition:
             return  # compensating: its saga finishes on its own
+        await close_open_letters(uow, cid, ENGINE, now)  # as an operator's cancel does
         await uow.audit.append(
             AuditEntry(
                 action="workflow.instance.cancelled",

@@ -4,10 +4,11 @@ and idempotency key) or abandon it (the instance fails and its saga compensates)
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any
 
 from contracts.errors import InvalidTransition, NotFound
-from contracts.kernel import Actor, Clock
+from contracts.kernel import Actor, AuditEntry, Clock
 from contracts.workflow.types import InstanceView
 from services.workflow.definition.messages import N_
 from services.workflow.runtime.kernel.events import Abandoned, Reprocessed
@@ -16,6 +17,25 @@ from services.workflow.runtime.services.views import instance_view
 
 Advance = Callable[..., Awaitable[InstanceRecord]]
 """``Engine.advance``: lock, build the event, decide, apply, audit, commit."""
+
+
+async def close_open_letters(
+    uow: UnitOfWork, instance_id: str, actor: Actor, now: datetime
+) -> None:
+    """Close the open dead letters of a cancelled instance (``cancelled``, audited), in the
+    cancelling unit of work: it has no step left to reprocess, so none offers a reprocess that
+    must fail. An operator's cancel and a parent's end (a call's child) both go through here."""
+    for letter in await uow.dead_letters.resolve_open(instance_id, "cancelled", now):
+        await uow.audit.append(
+            AuditEntry(
+                action="workflow.dead_letter.cancelled",
+                object_type="workflow_dead_letter",
+                object_id=letter,
+                actor=actor,
+                after={"status": "cancelled", "instance": instance_id},
+                correlation_id=instance_id,
+            )
+        )
 
 
 class DeadLetterActions:

@@ -24,7 +24,10 @@ from services.workflow.runtime.ports import InstanceRecord, UnitOfWork
 from services.workflow.runtime.services.applier import Applier, state_from_json
 from services.workflow.runtime.services.applying import Applied, EagerClaim
 from services.workflow.runtime.services.calls import Calls
-from services.workflow.runtime.services.dead_letter_actions import DeadLetterActions
+from services.workflow.runtime.services.dead_letter_actions import (
+    DeadLetterActions,
+    close_open_letters,
+)
 from services.workflow.runtime.services.engine_reads import EngineReads
 from services.workflow.runtime.services.human_tasks import TaskService
 from services.workflow.runtime.services.publishing import ModelCompiler, Publisher
@@ -219,21 +222,7 @@ class Engine(EngineReads):
             raise ValidationFailed("a cancellation needs a reason", instance_id=instance_id)
 
         async def close_dead_letters(uow: UnitOfWork, record: InstanceRecord) -> None:
-            # A cancelled instance has no step left to reprocess: its open dead letters close
-            # with it, in the same transaction, so none offers a reprocess that must fail.
-            for letter in await uow.dead_letters.resolve_open(
-                record.id, "cancelled", self.clock.now()
-            ):
-                await uow.audit.append(
-                    AuditEntry(
-                        action="workflow.dead_letter.cancelled",
-                        object_type="workflow_dead_letter",
-                        object_id=letter,
-                        actor=actor,
-                        after={"status": "cancelled", "instance": record.id},
-                        correlation_id=record.id,
-                    )
-                )
+            await close_open_letters(uow, record.id, actor, self.clock.now())
 
         record = await self.advance(
             instance_id,
