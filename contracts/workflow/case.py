@@ -80,14 +80,16 @@ class CaseDescription(msgspec.Struct, frozen=True, kw_only=True):
 
 
 CASE_READ = "case.read"
-"""A protected case (an ombudsman *denúncia*) was opened."""
+"""A protected case (an ombudsman *denúncia*, an identity-protected e-SIC request) was opened."""
 PERSONAL_DATA_READ = "personal_data.read"
 """A requester's name and contact were shown."""
 IDENTITY_REVEALED = "identity.revealed"
 """A protected identity was revealed, with the reason kept in the audit entry."""
 CASE_OPENED = "case.opened"
 """A restricted or secret case was opened (the instance page, the API's read of the instance,
-``tramita instance show``); the entry's ``after`` holds the level. Public cases write none."""
+``tramita instance show``); the entry's ``after`` holds the level. Public cases write none.
+A restricted or secret document downloaded from a public case writes one too, its ``after``
+adding the document's id (``{"level": ..., "document": ...}``)."""
 READ_ACTIONS = (CASE_READ, PERSONAL_DATA_READ, IDENTITY_REVEALED, CASE_OPENED)
 """The audit actions that record a read (``tramita audit reads`` lists them)."""
 

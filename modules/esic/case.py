@@ -110,8 +110,8 @@ class RequestCase:
         if row is None:
             return None
         reads: tuple[str, ...] = ()
-        if row["identity_protected"]:
-            person, reads = protected(
+        if row["identity_protected"]:  # like a denúncia: every opening is recorded
+            person, revealed = protected(
                 query,
                 row,
                 name="requester_name",
@@ -119,6 +119,7 @@ class RequestCase:
                 word="Requerente",
                 permission=REQUEST_REVEAL_PERMISSION,
             )
+            reads = (CASE_READ, *revealed)
         elif REQUESTER_PERMISSION in query.grants:
             person = CasePerson(name=row["requester_name"], email=row["requester_email"])
             reads = (PERSONAL_DATA_READ,)

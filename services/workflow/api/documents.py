@@ -221,7 +221,9 @@ class DocumentController(Controller):
         service = documents_of(request)
         document = await service.get(str(document_id))
         await may(request, actor_of(request), document.type_key, "read")
-        await access_of(request).record_opening(document.instance_id, actor_of(request))
+        await access_of(request).record_opening(
+            document.instance_id, actor_of(request), document_id=document.id
+        )
         return await serve(service, document)
 
     @post("/{document_id:uuid}/access", guards=[requires(CLASSIFY_PERMISSION)], status_code=200)

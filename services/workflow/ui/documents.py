@@ -38,5 +38,7 @@ class DocumentPageController(Controller):
         service = documents_of(request)
         document = await service.get(str(document_id))
         await may(request, ui_actor(request), document.type_key, "read")
-        await access_of(request).record_opening(document.instance_id, ui_actor(request))
+        await access_of(request).record_opening(
+            document.instance_id, ui_actor(request), document_id=document.id
+        )
         return await serve(service, document)

@@ -16,6 +16,7 @@ from contracts.workflow.case import CASE_OPENED
 from contracts.workflow.types import StartRequest
 from core.app import Platform
 from core.audit import read_entries
+from core.audit_verify import verify_chain
 from core.auth import issue_token
 from core.clock import FixedClock
 from core.ids import SequentialIdGen
@@ -257,6 +258,32 @@ async def test_a_document_of_a_restricted_case_is_an_audited_opening_hidden_like
         unknown.text.replace("00000000-0000-0000-0000-000000000000", "ID"),
     )
     assert await openings() == [(docs.users["clerk"], "restricted")] * 2
+
+
+async def test_a_restricted_document_of_a_public_case_is_an_audited_opening(docs: Docs) -> None:
+    """Each download of a restricted document (API and page) writes one ``case.opened`` naming
+    it, committed before the bytes; a public document of the same public case writes none."""
+    ids = {}
+    restricted = {"level": "restricted", "ground": "lai.art31"}
+    for level, access in (("public", {}), ("restricted", restricted)):
+        made = await docs.upload("clerk", PDF_BYTES, f"{level}.pdf", **access)
+        assert made.status_code == 201, made.text
+        ids[level] = made.json()["id"]
+    await _sign_in(docs, "clerk")
+    for doc in ids.values():
+        api = await docs.client.get(f"/api/v1/documents/{doc}/content", headers=docs.auth("clerk"))
+        page = await docs.client.get(f"/cms/workflow/documents/{doc}")
+        assert (api.status_code, page.status_code) == (200, 200)
+    async with service_of(docs.platform).engine._uow() as uow:
+        records = await read_entries(uow.conn, docs.case)  # type: ignore[attr-defined]
+        report = await verify_chain(uow.conn)  # type: ignore[attr-defined]
+    opened = (
+        CASE_OPENED,
+        docs.users["clerk"],
+        {"level": "restricted", "document": ids["restricted"]},
+    )
+    assert [(r.entry.action, r.entry.actor.id, r.entry.after) for r in records] == [opened] * 2
+    assert report.ok
 
 
 async def _sign_in(docs: Docs, user: str) -> str:

@@ -11,9 +11,10 @@ from pathlib import Path
 import sqlalchemy as sa
 from litestar.testing import AsyncTestClient
 
-from contracts.workflow.case import IDENTITY_REVEALED, PERSONAL_DATA_READ
+from contracts.workflow.case import CASE_READ, IDENTITY_REVEALED, PERSONAL_DATA_READ
 from core.app import Platform
 from core.audit import read_entries
+from core.audit_verify import verify_chain
 from modules.esic.case import pseudonym
 from modules.esic.demo import ANALYST, ensure_staff
 from modules.esic.documents import ANSWER_TYPE
@@ -70,6 +71,12 @@ async def test_a_clerk_with_the_contact_permission_sees_only_the_pseudonym_and_m
     html = (await client.get(f"/cms/workflow/instances/{iid}", headers=PT)).text
     assert mask in html and NAME not in html and EMAIL not in html
     assert f"/cms/workflow/instances/{iid}/reveal" not in html
+    # opening it is recorded like a denúncia's (Decreto 10.153/2019): one entry, no personal data
+    assert await reads_of(service, iid) == [(CASE_READ, clerk, iid)]
+    async with service.engine._uow() as uow:
+        (entry,) = await read_entries(uow.conn, iid)  # type: ignore[attr-defined]
+        assert (await verify_chain(uow.conn)).ok  # type: ignore[attr-defined]
+    assert NAME not in str(entry.entry.after) and EMAIL not in str(entry.entry.after)
     api = await client.get(f"/api/v1/instances/{iid}/case", headers=bearer(booted, clerk))
     assert api.json()["requester"]["pseudonym"] == mask
     assert NAME not in api.text and EMAIL not in api.text
@@ -80,7 +87,7 @@ async def test_a_clerk_with_the_contact_permission_sees_only_the_pseudonym_and_m
     )
     assert refused.status_code == 403 and refused.json()["permission"] == "esic.reveal_identity"
     assert NAME not in refused.text
-    assert await reads_of(service, iid) == []
+    assert await reads_of(service, iid) == [(CASE_READ, clerk, iid)] * 2  # the page, the API
     await work(
         service,
         Record(id=record_id, status="", instance_id=iid, protocol=None),
@@ -113,7 +120,11 @@ async def test_a_holder_of_the_reveal_permission_reveals_with_a_reason_and_it_is
     )
     assert got.status_code == 200, got.text
     assert (got.json()["requester"]["name"], got.json()["requester"]["email"]) == (NAME, EMAIL)
-    assert await reads_of(service, iid) == [(IDENTITY_REVEALED, judge, iid)]
+    assert await reads_of(service, iid) == [
+        (CASE_READ, judge, iid),
+        (CASE_READ, judge, iid),
+        (IDENTITY_REVEALED, judge, iid),
+    ]
     async with service.engine._uow() as uow:
         records = await read_entries(uow.conn, iid)  # type: ignore[attr-defined]
     (entry,) = [r.entry for r in records if r.entry.action == IDENTITY_REVEALED]

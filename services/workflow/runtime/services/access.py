@@ -140,13 +140,16 @@ class AccessPolicy:
             raise NotFound(N_("unknown task"), task_id=object_id)
         raise unknown_document(object_id)
 
-    async def record_opening(self, instance_id: str, actor: Actor) -> None:
-        """Audit that ``actor`` opened the case (:func:`note_opening`) in a transaction of its
-        own, committed before the caller shows the case: when the entry cannot be written the
-        caller gets the error, not the case. The route's guard has already refused a viewer
-        who may not see it (``sees_instance``), so a refusal never writes."""
+    async def record_opening(
+        self, instance_id: str, actor: Actor, *, document_id: str | None = None
+    ) -> None:
+        """Audit that ``actor`` opened the case, or downloaded its ``document_id``
+        (:func:`note_opening`) in a transaction of its own, committed before the caller shows
+        the case: when the entry cannot be written the caller gets the error, not the case. The
+        route's guard has already refused a viewer who may not see it (``sees_instance``), so a
+        refusal never writes."""
         async with self._uow() as uow:
-            if await note_opening(uow, instance_id, actor):
+            if await note_opening(uow, instance_id, actor, document_id=document_id):
                 await uow.commit()
 
     async def view(self, instance_id: str, viewer: Viewer) -> AccessView:
@@ -330,13 +333,24 @@ async def store_default_level(
         )
 
 
-async def note_opening(uow: UnitOfWork, instance_id: str, actor: Actor) -> bool:
+async def note_opening(
+    uow: UnitOfWork, instance_id: str, actor: Actor, *, document_id: str | None = None
+) -> bool:
     """Append, in ``uow``'s transaction, the read entry of ``actor`` opening a restricted or
     secret case (``case.opened``: the instance's id, the viewer, the level; nothing of the case
-    itself). A public case writes nothing, so everyday reads do not flood the chain. Whether an
+    itself). A download names its ``document_id``: a restricted or secret document is recorded
+    even in a public case (the entry adds the document's id; the level is the stricter of the
+    two). A public case writes nothing, so everyday reads do not flood the chain. Whether an
     entry was appended (the caller commits it before showing the case)."""
     record = await uow.access.level_of(instance_id)
-    if record is None or record.level == "public":
+    level = "public" if record is None else record.level
+    after: dict[str, str] = {}
+    if document_id is not None:
+        found = await uow.access.document(document_id)
+        if found is not None and found[1] != "public":
+            after["document"] = document_id
+            level = max(level, found[1], key=LEVELS.index)
+    if level == "public":
         return False
     await uow.audit.append(
         AuditEntry(
@@ -344,7 +358,7 @@ async def note_opening(uow: UnitOfWork, instance_id: str, actor: Actor) -> bool:
             object_type="workflow_instance",
             object_id=instance_id,
             actor=actor,
-            after={"level": record.level},
+            after={"level": level, **after},
             correlation_id=instance_id,
         )
     )
