@@ -213,11 +213,22 @@ def _free_form(schema: Any) -> bool:
     )
 
 
+_CONSTRAINED = frozenset({"pattern", "enum", "const", "format"})
+
+
 def _storable(schema: Any) -> None:
-    """Free-form objects of a request body state what the boundary accepts (``JsonValue``)."""
+    """A request body states what the boundary accepts: a free-form object is ``JsonValue``,
+    and a plain string carries ``NO_NUL`` (core/boundary.py refuses a NUL in any string with a
+    400, which a client reading the schema should be able to know)."""
     if _free_form(schema):
         schema["propertyNames"] = {"pattern": NO_NUL}
         schema["additionalProperties"] = {"$ref": JSON_VALUE_REF}
+    if (
+        isinstance(schema, dict)
+        and schema.get("type") == "string"
+        and not _CONSTRAINED & schema.keys()
+    ):
+        schema["pattern"] = NO_NUL
     if isinstance(schema, dict):
         for value in schema.values():
             _storable(value)
