@@ -10,6 +10,7 @@ buttons in a fieldset, so the choice works without JavaScript.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,10 +38,8 @@ class Pick:
 async def pick_person(request: Request[Any, Any, Any], typed: str, chosen: str = "") -> Pick:
     """Who ``typed`` names, ``chosen`` being the id of the radio button picked (if any)."""
     directory = platform_of(request).directory
-    try:
+    with contextlib.suppress(NotFound):  # not a login name: look for it in the names
         return Pick(user_id=str((await directory.user_named(typed)).id))
-    except NotFound:
-        pass
     found = await directory.find_people(typed, limit=SHOWN_MATCHES + 1)
     picked = [p for p in found if p.id == chosen]
     if picked or len(found) == 1:

@@ -11,7 +11,7 @@ continues through ``next``, so an enclosing join still sees the token it forked.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from msgspec.structs import replace
 
@@ -67,18 +67,18 @@ class Multis(Races):
     """The multi-instance moves of a :class:`~.advance.Run`, which opens the tasks and fails
     the instance (the two methods below are the Run's)."""
 
-    def _open_task(
-        self,
-        token_id: str,
-        node: HumanNode,
-        ag: int | None = None,
-        data: dict[str, Any] | None = None,
-        multi: dict[str, Any] | None = None,
-    ) -> None:
-        raise NotImplementedError  # the Run opens tasks
+    if TYPE_CHECKING:  # the Run's own, declared for the type checker only
 
-    def fail(self, reason_code: str, node_id: str | None, cause: str | None = None) -> None:
-        raise NotImplementedError  # the Run fails instances
+        def _open_task(
+            self,
+            token_id: str,
+            node: HumanNode,
+            ag: int | None = None,
+            data: dict[str, Any] | None = None,
+            multi: dict[str, Any] | None = None,
+        ) -> None: ...
+
+        def fail(self, reason_code: str, node_id: str | None, cause: str | None = None) -> None: ...
 
     def multi_enter(self, token_id: str, node: UserTaskNode) -> None:
         """Evaluate ``over`` and open the first task (sequential) or all of them (parallel);
