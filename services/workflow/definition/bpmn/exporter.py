@@ -20,6 +20,7 @@ from services.workflow.definition.messages import N_
 from .checks import check_exportable
 from .diagram import add_diagram
 from .error_events import exportable_routes
+from .escalations import EscalationWriter, exported_queue
 from .expressions import strip_wrappers
 from .ids import IdAllocator, is_ncname, sanitise_node_id
 from .layout import Edge, Kind
@@ -108,6 +109,7 @@ class _Exporter:
         self.incoming: dict[str, list[str]] = {}
         self.outgoing: dict[str, list[str]] = {}
         self.awaited: set[str] = set()
+        self.escalations = EscalationWriter(self.ids)
 
     def _flow(self, source: str, target: str) -> _Flow:
         flow = _Flow(self.ids.take(f"{source}_to_{target}"), source, target)
@@ -137,7 +139,10 @@ class _Exporter:
                 suffix = sanitise_node_id(raw) if isinstance(raw, str) else "timer"
                 boundary_id = self.ids.take(f"{node_id}_{suffix}")
                 self.boundaries.append((boundary_id, node_id, timer))
-                if timer.get("next"):
+                queue = exported_queue(timer)
+                if queue is not None:
+                    self._flow(boundary_id, self.escalations.event_for(boundary_id, queue))
+                elif timer.get("next"):
                     self._flow(boundary_id, timer["next"])
 
     def _error_route(self, node_id: str, route: Mapping[str, Any]) -> None:
@@ -216,6 +221,8 @@ class _Exporter:
         element.set("attachedToRef", task_id)
         writer = FieldWriter(element)
         skip = {"id", "next", "interrupting"}
+        if exported_queue(timer) is not None:
+            skip.add("escalate_to")  # drawn as the escalation event its flow reaches
         if xml_attribute_ok(timer.get("id")):
             writer.attribute("timerId", str(timer["id"]))
         elif "id" in timer:
@@ -277,6 +284,7 @@ class _Exporter:
             for boundary_id, task_id, route in self.error_boundaries:
                 if task_id == node["id"]:
                     self.error_boundary(process, boundary_id, task_id, route)
+        self.escalations.write(process, self.incoming)
         for flow in self.flows:
             self.sequence_flow(process, flow)
         return process
@@ -300,12 +308,16 @@ def export_bpmn(definition: Mapping[str, Any]) -> bytes:
     root.set("exporter", "Tramita")
     root.set("exporterVersion", "1")
     exporter.declare_errors(root)
+    exporter.escalations.declare(root)
     process = exporter.process(root)
     add_diagram(
         root,
         process.get("id"),
         exporter.ids,
-        nodes=[(str(n["id"]), kind_of(n.get("type"))) for n in exporter.nodes],
+        nodes=[
+            *((str(n["id"]), kind_of(n.get("type"))) for n in exporter.nodes),
+            *((event_id, "event") for event_id, _ in exporter.escalations.events),
+        ],
         edges=[Edge(f.id, f.source, f.target) for f in exporter.flows],
         boundaries=[(b, t) for b, t, _ in [*exporter.boundaries, *exporter.error_boundaries]],
         exclusive={str(n["id"]) for n in exporter.nodes if n.get("type") == "exclusive"},

@@ -28,6 +28,7 @@ from services.workflow.definition.messages import N_, NOT_VALID
 
 from .document import Scan, scan
 from .error_events import boundary_error, declared_errors
+from .escalations import attach_escalations, is_escalation_event, read_escalation
 from .expressions import first_child
 from .extensions import read_tramita
 from .flows import Endpoint, collapse_merges, wire
@@ -167,7 +168,8 @@ def _convert(found: Scan, problems: Problems) -> Imported:
     lanes = _lanes(found.process)
     suggestions: list[Suggestion] = []
     sources = SourceMap(process=origin_of(found.process))
-    ids = _allocate_ids(found.nodes)
+    ids = _allocate_ids([e for e in found.nodes if not is_escalation_event(e)])
+    escalations: dict[str, tuple[Any, str]] = {}
     nodes: list[dict[str, Any]] = []
     endpoints: dict[str, Endpoint] = {}
     node_ids: dict[str, str] = {}
@@ -177,8 +179,15 @@ def _convert(found: Scan, problems: Problems) -> Imported:
         if not raw:
             problems.add(element, "missing_id", N_("every flow node needs an id"))
             continue
-        if raw in endpoints or raw in found.refused:
+        if raw in endpoints or raw in found.refused or raw in escalations:
             problems.add(element, "duplicate_id", N_('id "%(id)s" is used twice'), id=raw)
+            continue
+        if is_escalation_event(element):  # names a timer's escalate_to: not a node
+            queue = read_escalation(element, problems)
+            if queue is None:
+                found.refused.add(raw)
+            else:
+                escalations[raw] = (element, queue)
             continue
         node = map_node(element, ids[raw], problems)
         if node is None:
@@ -232,7 +241,8 @@ def _convert(found: Scan, problems: Problems) -> Imported:
             continue
         sources.timers.setdefault(owner["id"], {})[timer["id"]] = origin_of(element)
         endpoints[raw] = Endpoint(element, f"{owner['id']}.timers.{timer['id']}", timer, "boundary")
-    wire(found.flows, endpoints, node_ids, found.refused, problems, sources)
+    flows = attach_escalations(found.flows, escalations, endpoints, found.refused, problems)
+    wire(flows, endpoints, node_ids, found.refused, problems, sources)
     definition["nodes"] = collapse_merges(nodes)
     kept = {n["id"] for n in definition["nodes"]}
     for node_id in set(sources.nodes) - kept:
