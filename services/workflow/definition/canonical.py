@@ -21,6 +21,7 @@ LATE_FIELDS = frozenset(
         "access",
         "multi",
         "distinct_people",
+        "compensate",
     }
 )
 """Fields added to the format after versions were published: written only when set."""
@@ -46,8 +47,8 @@ def canonical_json(defn: Definition) -> bytes:
     Fields added to the format after versions were published (``LATE_FIELDS``: ``third_party``,
     a timer's or task's ``deadline``, a human node's ``documents``, ``priority`` and
     ``outcome_names``, a service task's ``errors``, the definition's ``access``, a user task's
-    ``multi`` and its ``distinct_people``) are written only when set, so those versions keep
-    their bytes and checksums.
+    ``multi`` and its ``distinct_people``, an end's ``compensate``) are written only when set,
+    so those versions keep their bytes and checksums.
     """
     builtins = msgspec.to_builtins(defn, order="sorted")
     return msgspec.json.encode(_without_unset_late_fields(builtins))

@@ -107,7 +107,8 @@ class _Analysis:
                     found.join_edges.append((src, nid))
                 continue
             if isinstance(node, EndNode):  # ends may be shared: they hold no token
-                if fork is not None and not is_side and node.result == "completed":
+                finishes = node.result == "completed" and not node.compensate
+                if fork is not None and not is_side and finishes:
                     self.error(
                         fork,
                         "parallel_unbalanced",

@@ -282,7 +282,13 @@ class DecisionTableNode(_NodeBase, tag="decision_table", frozen=True, kw_only=Tr
 
 
 class EndNode(_NodeBase, tag="end", frozen=True, kw_only=True):
+    """Ends the token (the instance when it is the last one, or at once when ``result`` is not
+    ``completed``). ``compensate``: a compensation end — every other token is dropped, the
+    completed nodes' ``compensation`` handlers run most recent first, then the instance ends
+    with ``result``."""
+
     result: Literal["completed", "rejected", "expired", "failed"] = "completed"
+    compensate: bool | None = None
 
 
 Node: TypeAlias = (

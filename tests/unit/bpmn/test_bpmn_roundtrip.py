@@ -55,8 +55,9 @@ def test_export_is_deterministic(name: str) -> None:
 def test_export_draws_every_node_and_flow() -> None:
     root = etree.fromstring(export_bpmn(FIXTURES["everything"]))
     process = root.find(f"{BPMN}process")
-    flow_nodes = {e.get("id") for e in process if e.tag != f"{BPMN}sequenceFlow" and e.get("id")}
-    flows = {e.get("id") for e in process.iter(f"{BPMN}sequenceFlow")}
+    edge_tags = (f"{BPMN}sequenceFlow", f"{BPMN}association")
+    flow_nodes = {e.get("id") for e in process if e.tag not in edge_tags and e.get("id")}
+    flows = {e.get("id") for e in process if e.tag in edge_tags}
     shapes = {s.get("bpmnElement"): s for s in root.iter(f"{BPMNDI}BPMNShape")}
     edges = {e.get("bpmnElement"): e for e in root.iter(f"{BPMNDI}BPMNEdge")}
     assert set(shapes) == flow_nodes

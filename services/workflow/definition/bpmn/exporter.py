@@ -18,6 +18,7 @@ from contracts.errors import DefinitionInvalid
 from services.workflow.definition.messages import N_
 
 from .checks import check_exportable
+from .compensations import CompensationWriter, exported_handler
 from .diagram import add_diagram
 from .error_events import exportable_routes
 from .escalations import EscalationWriter, exported_queue
@@ -110,6 +111,7 @@ class _Exporter:
         self.outgoing: dict[str, list[str]] = {}
         self.awaited: set[str] = set()
         self.escalations = EscalationWriter(self.ids)
+        self.compensations = CompensationWriter(self.ids)
 
     def _flow(self, source: str, target: str) -> _Flow:
         flow = _Flow(self.ids.take(f"{source}_to_{target}"), source, target)
@@ -122,6 +124,9 @@ class _Exporter:
         for node in self.nodes:
             node_id = str(node["id"])
             nexts = node.get("next")
+            handler = exported_handler(node, kind_of(node.get("type")))
+            if handler is not None:
+                self.compensations.collect(node_id, handler)
             if node.get("type") == "event_gateway" and isinstance(nexts, list):
                 self.awaited.update(str(t) for t in nexts)
             for target in nexts if isinstance(nexts, list) else [nexts] if nexts else []:
@@ -198,6 +203,11 @@ class _Exporter:
         if local == "userTask" and isinstance(node.get("multi"), Mapping):
             write_marker(element, node["multi"])
         skip = set(_STRUCTURAL)
+        if node_id in self.compensations.drawn:
+            skip.add("compensation")  # drawn as a boundary event and a compensation task
+        if node_type == "end" and node.get("compensate") is True:
+            etree.SubElement(element, q(BPMN, "compensateEventDefinition"))
+            skip.add("compensate")
         if exportable_routes(node) is not None:
             skip.add("errors")
         called = node.get("definition")
@@ -284,9 +294,12 @@ class _Exporter:
             for boundary_id, task_id, route in self.error_boundaries:
                 if task_id == node["id"]:
                     self.error_boundary(process, boundary_id, task_id, route)
+            self.compensations.boundary(process, str(node["id"]))
         self.escalations.write(process, self.incoming)
+        self.compensations.tasks(process)
         for flow in self.flows:
             self.sequence_flow(process, flow)
+        self.compensations.associations(process)
         return process
 
 
@@ -310,6 +323,7 @@ def export_bpmn(definition: Mapping[str, Any]) -> bytes:
     exporter.declare_errors(root)
     exporter.escalations.declare(root)
     process = exporter.process(root)
+    compensated, handlers, associations = exporter.compensations.shapes()
     add_diagram(
         root,
         process.get("id"),
@@ -317,9 +331,13 @@ def export_bpmn(definition: Mapping[str, Any]) -> bytes:
         nodes=[
             *((str(n["id"]), kind_of(n.get("type"))) for n in exporter.nodes),
             *((event_id, "event") for event_id, _ in exporter.escalations.events),
+            *((task_id, "task") for task_id in handlers),
         ],
-        edges=[Edge(f.id, f.source, f.target) for f in exporter.flows],
-        boundaries=[(b, t) for b, t, _ in [*exporter.boundaries, *exporter.error_boundaries]],
+        edges=[*(Edge(f.id, f.source, f.target) for f in exporter.flows), *associations],
+        boundaries=[
+            *((b, t) for b, t, _ in [*exporter.boundaries, *exporter.error_boundaries]),
+            *compensated,
+        ],
         exclusive={str(n["id"]) for n in exporter.nodes if n.get("type") == "exclusive"},
     )
     body: bytes = etree.tostring(root, xml_declaration=False, encoding="UTF-8", pretty_print=True)

@@ -26,6 +26,7 @@ from services.workflow.definition.gaps import (
 )
 from services.workflow.definition.messages import N_, NOT_VALID
 
+from .compensations import Compensations
 from .document import Scan, scan
 from .error_events import boundary_error, declared_errors
 from .escalations import attach_escalations, is_escalation_event, read_escalation
@@ -168,8 +169,15 @@ def _convert(found: Scan, problems: Problems) -> Imported:
     lanes = _lanes(found.process)
     suggestions: list[Suggestion] = []
     sources = SourceMap(process=origin_of(found.process))
-    ids = _allocate_ids([e for e in found.nodes if not is_escalation_event(e)])
+    ids = _allocate_ids(
+        [
+            e
+            for e in found.nodes
+            if not is_escalation_event(e) and e.get("isForCompensation") != "true"
+        ]
+    )
     escalations: dict[str, tuple[Any, str]] = {}
+    compensations = Compensations(problems)
     nodes: list[dict[str, Any]] = []
     endpoints: dict[str, Endpoint] = {}
     node_ids: dict[str, str] = {}
@@ -179,8 +187,11 @@ def _convert(found: Scan, problems: Problems) -> Imported:
         if not raw:
             problems.add(element, "missing_id", N_("every flow node needs an id"))
             continue
-        if raw in endpoints or raw in found.refused or raw in escalations:
+        taken = raw in endpoints or raw in escalations or raw in compensations.tasks
+        if taken or raw in found.refused:
             problems.add(element, "duplicate_id", N_('id "%(id)s" is used twice'), id=raw)
+            continue
+        if compensations.take_task(element, raw):  # a node's compensation: not a node
             continue
         if is_escalation_event(element):  # names a timer's escalate_to: not a node
             queue = read_escalation(element, problems)
@@ -221,12 +232,14 @@ def _convert(found: Scan, problems: Problems) -> Imported:
             )
             continue
         raw = str(element.get("id") or "")
-        if not raw or raw in endpoints:
+        if not raw or raw in endpoints or raw in compensations.boundaries:
             problems.add(
                 element, "duplicate_id", N_('id "%(id)s" is missing or used twice'), id=raw
             )
             continue
         owner = endpoints[attached_ref].target
+        if compensations.take_boundary(element, raw, owner):
+            continue
         if element.find(q(BPMN, "errorEventDefinition")) is not None:
             route = boundary_error(element, owner, errors, problems)
             if route is None:
@@ -241,7 +254,8 @@ def _convert(found: Scan, problems: Problems) -> Imported:
             continue
         sources.timers.setdefault(owner["id"], {})[timer["id"]] = origin_of(element)
         endpoints[raw] = Endpoint(element, f"{owner['id']}.timers.{timer['id']}", timer, "boundary")
-    flows = attach_escalations(found.flows, escalations, endpoints, found.refused, problems)
+    flows = compensations.attach(found.flows, found.process)
+    flows = attach_escalations(flows, escalations, endpoints, found.refused, problems)
     wire(flows, endpoints, node_ids, found.refused, problems, sources)
     definition["nodes"] = collapse_merges(nodes)
     kept = {n["id"] for n in definition["nodes"]}

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from services.workflow.definition.messages import N_
 
+from .compensations import is_compensation_end
 from .expressions import first_child, read_time_date
 from .extensions import LISTS, SCALARS, Tramita, read_tramita
 from .multi_instance import MARKER, read_marker
@@ -195,6 +196,8 @@ def _event_type(local: str, definitions: list[Any], element: Any, problems: Prob
     if local in ("startEvent", "endEvent"):
         if not kinds:
             return "start" if local == "startEvent" else "end"
+        if local == "endEvent" and is_compensation_end(definitions, problems):
+            return "end"
         problems.add(
             element,
             "unsupported.event",
@@ -309,6 +312,8 @@ def map_node(element: Any, node_id: str, problems: Problems) -> dict[str, Any] |
         if timer is None:
             return None
         node.update(timer)
+    if node_type == "end" and definitions:  # a compensation end (the only end with one)
+        node["compensate"] = True
     if node_type == "call" and element.get("calledElement"):
         node["definition"] = str(element.get("calledElement"))
     apply_fields(node, tramita)

@@ -33,18 +33,16 @@ from .calls import enter_call
 from .effects import (
     InstanceFinished,
     OpenTask,
-    RunCompensation,
     ScheduleStep,
     StartTimer,
     Transitioned,
 )
 from .failures import rule_cause
 from .joins import parent_of
-from .multi import Multis
+from .sagas import Sagas
 from .state import (
     FailureInfo,
     InstanceStatus,
-    PendingCompensation,
     PendingTimer,
     Token,
 )
@@ -53,7 +51,7 @@ MAX_INLINE_MOVES: Final = 1000
 """Validation forbids loops made only of gateways; this bound is the safety net behind it."""
 
 
-class Run(Multis):
+class Run(Sagas):
     """The working copy of one decision (:class:`~.run_state.RunState`) and its moves: arriving
     at each kind of node, routing, forks and joins, opening tasks and timers, and ending."""
 
@@ -94,7 +92,9 @@ class Run(Multis):
             self.arrivals.append((token_id, node.next, node_id, "next"))
         elif isinstance(node, EndNode):
             self.tokens.pop(token_id, None)
-            if node.result != "completed":
+            if node.compensate:
+                self.compensate_then_end(node)
+            elif node.result != "completed":
                 self.terminate(node.result, node_id=node_id)
             elif not self.tokens:
                 self.terminate("completed", node_id=node_id)
@@ -338,30 +338,9 @@ class Run(Multis):
         ``cause`` says why a rule failed (its stable code: ``timeout``, ``division_by_zero``...)."""
         self._drop_all_tokens("failed")
         self.failure = FailureInfo(reason_code=reason_code, node_id=node_id, cause=cause)
-        self.compensations = [
-            PendingCompensation(
-                node_id=c.node_id, attempt_group=c.attempt_group, handler=c.compensation
-            )
-            for c in reversed(self.completed)
-            if c.compensation is not None
-        ]
-        if self.compensations:
-            self.status = "compensating"
-            self.run_next_compensation()
-        else:
+        if not self.start_saga():
             self.status = "failed"
             self.emit(InstanceFinished(status="failed", reason_code=reason_code, node_id=node_id))
-
-    def run_next_compensation(self) -> None:
-        nxt = self.compensations[0]
-        self.emit(
-            RunCompensation(
-                node_id=nxt.node_id,
-                attempt_group=nxt.attempt_group,
-                handler=nxt.handler,
-                queue=self.m.queues.get(nxt.node_id, "integration"),
-            )
-        )
 
 
 def _timestamp(value: object) -> datetime | None:

@@ -43,6 +43,7 @@ class RunState:
         self.compensations = list(state.compensations)
         self.author = state.author
         self.failure = state.failure
+        self.ending = state.ending
         self.effects: list[Effect] = []
         self.arrivals: deque[tuple[str, str, str | None, str]] = deque()
         self.moves = 0
@@ -121,4 +122,5 @@ class RunState:
             compensations=tuple(self.compensations),
             author=self.author,
             failure=self.failure,
+            ending=self.ending,
         )

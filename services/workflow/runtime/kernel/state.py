@@ -34,8 +34,9 @@ InstanceStatus = Literal[
 ]
 """``created`` before ``Started``; while tokens live: ``stalled`` if one needs an operator
 (pending/held), else ``running`` if a step is scheduled, else ``waiting``. ``compensating``
-runs saga compensations before ``failed``. Terminal: ``completed``/``rejected``/``expired``
-(the end node's result), ``failed``, ``cancelled``."""
+runs saga compensations before ``failed`` (after a compensation end: before its result).
+Terminal: ``completed``/``rejected``/``expired`` (the end node's result), ``failed``,
+``cancelled``."""
 
 TERMINAL: Final[frozenset[str]] = frozenset(
     {"completed", "rejected", "expired", "failed", "cancelled"}
@@ -107,6 +108,14 @@ class PendingCompensation(_Data, frozen=True, kw_only=True):
     handler: str
 
 
+class Ending(_Data, frozen=True, kw_only=True):
+    """How the instance ends once its compensations have run, when a compensation end
+    (``node_id``) asked for them: with that end's ``status`` (its result)."""
+
+    status: InstanceStatus
+    node_id: str
+
+
 class FailureInfo(_Data, frozen=True, kw_only=True):
     """Why the instance failed: a code and the node, never data from the context. ``cause``
     is the failed rule's own code (``timeout``, ``division_by_zero``, ``activation_too_large``,
@@ -135,6 +144,7 @@ class InstanceState(_Data, frozen=True, kw_only=True):
     compensations: tuple[PendingCompensation, ...] = ()
     author: str | None = None
     failure: FailureInfo | None = None
+    ending: Ending | None = None
 
     @property
     def finished(self) -> bool:

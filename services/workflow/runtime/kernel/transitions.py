@@ -65,6 +65,9 @@ def _compensation_done(run: Run, state: InstanceState, event: CompensationDone) 
     if run.compensations:
         run.run_next_compensation()
         return
+    if run.ending is not None:
+        run.end_compensated()
+        return
     failure = run.failure
     run.status = "failed"
     run.emit(
