@@ -22,7 +22,12 @@ class WorkflowEngine(Protocol):
 
     async def history(self, instance_id: str) -> list[HistoryEntry]: ...
 
-    async def cancel(self, instance_id: str, *, reason: str, actor: Actor) -> InstanceView: ...
+    async def cancel(
+        self, instance_id: str, *, reason: str, actor: Actor, compensate: bool = False
+    ) -> InstanceView:
+        """Cancel the instance; with ``compensate`` its completed steps' compensations run
+        first, most recent first (it is ``compensating``, then ``cancelled``)."""
+        ...
 
     async def signal(
         self, instance_id: str, name: str, *, payload: dict[str, Any], actor: Actor

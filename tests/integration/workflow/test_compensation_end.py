@@ -1,5 +1,6 @@
-"""A compensation end drawn in BPMN: reaching it runs the compensation of each completed step
-that has one, most recent first and once each, then ends the case with the end's result."""
+"""Sagas on a business path: a compensation end drawn in BPMN runs the compensation of each
+completed step that has one, most recent first and once each, then ends the case with the end's
+result; a cancellation that asks for it does the same, then the case is cancelled."""
 
 from __future__ import annotations
 
@@ -58,6 +59,39 @@ class Recorder:
         return StepResult(output={})
 
 
+WAITING = {
+    "format": 1,
+    "key": "saga.waiting",
+    "name": "Saga waiting",
+    "protocol_prefix": "SAW",
+    "nodes": [
+        {"id": "begin", "type": "start", "next": "reserve"},
+        {
+            "id": "reserve",
+            "type": "service_task",
+            "handler": "saga.reserve",
+            "compensation": "saga.release",
+            "next": "charge",
+        },
+        {
+            "id": "charge",
+            "type": "service_task",
+            "handler": "saga.charge",
+            "compensation": "saga.refund",
+            "next": "deliver",
+        },
+        {
+            "id": "deliver",
+            "type": "user_task",
+            "name": "Entregar",
+            "queue": "saga.clerks",
+            "next": "done",
+        },
+        {"id": "done", "type": "end"},
+    ],
+}
+
+
 class SagaPlugin:
     def __init__(self) -> None:
         self.calls: list[tuple[str, str]] = []
@@ -65,11 +99,17 @@ class SagaPlugin:
     @hookimpl
     def tramita_register_queues(self, registry: Any) -> None:
         registry.add("saga.bpmn.operators", "Operators")
+        registry.add("saga.waiting.operators", "Operators")
+        registry.add("saga.clerks", "Clerks")
 
     @hookimpl
     def tramita_register_handlers(self, registry: Any) -> None:
         for name in ("reserve", "log", "charge", "release", "refund"):
             registry.add(f"saga.{name}", Recorder(self.calls, name))
+
+    @hookimpl
+    def tramita_register_workflows(self, registry: Any) -> None:
+        registry.add(WAITING)
 
 
 @pytest.fixture
@@ -109,3 +149,21 @@ async def test_a_compensation_end_compensates_completed_steps_in_reverse_order_o
         ("charge", "succeeded"),
         ("reserve", "succeeded"),
     ]
+
+
+async def test_a_cancellation_asking_for_compensation_compensates_then_cancels(
+    service: WorkflowService, plugin: SagaPlugin
+) -> None:
+    view = await service.engine.start(
+        StartRequest(definition_key="saga.waiting", context={}, actor=Actor(id="u"))
+    )
+    await service.delivery.drain()
+    assert (await service.engine.status(view.id)).status == "waiting"
+    await service.engine.cancel(
+        view.id, reason="pedido desistido", actor=Actor(id="op"), compensate=True
+    )
+    await service.delivery.drain()
+    assert plugin.calls[2:] == [("refund", "charge"), ("release", "reserve")]
+    assert (await service.engine.status(view.id)).status == "cancelled"
+    (task,) = await service.engine.tasks(view.id)
+    assert task.status == "cancelled"

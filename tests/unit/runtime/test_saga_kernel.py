@@ -10,7 +10,7 @@ from wfkit import compile_doc
 
 from services.workflow.definition import CompiledModel
 from services.workflow.runtime.kernel.effects import InstanceFinished, RunCompensation
-from services.workflow.runtime.kernel.events import CompensationDone
+from services.workflow.runtime.kernel.events import Cancelled, CompensationDone
 
 
 def flow(end: dict[str, Any]) -> CompiledModel:
@@ -55,3 +55,19 @@ def test_a_compensation_end_compensates_in_reverse_order_then_ends_with_its_resu
         InstanceFinished(status="rejected", reason_code="compensated", node_id="undo"),
     )
     assert (d.state.status, d.state.compensations, d.state.failure) == ("rejected", (), None)
+
+
+def test_a_cancellation_asking_for_compensation_compensates_then_cancels() -> None:
+    d = Driver(flow({}))
+    d.start(x=1)
+    d.succeed("reserve")
+    d.succeed("log")
+    asked = d.apply(Cancelled(at=d.now, reason="cancelled", actor="op", compensate=True))
+    assert asked.effects[-1] == RunCompensation(
+        node_id="reserve", attempt_group=1, handler="stock.release", queue="integration"
+    )
+    assert (d.state.status, d.state.tokens) == ("compensating", ())
+    done = d.apply(CompensationDone(at=d.now, node_id="reserve", attempt_group=1))
+    assert done.effects == (
+        InstanceFinished(status="cancelled", reason_code="compensated", node_id=None),
+    )

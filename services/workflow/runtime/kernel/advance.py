@@ -93,7 +93,7 @@ class Run(Sagas):
         elif isinstance(node, EndNode):
             self.tokens.pop(token_id, None)
             if node.compensate:
-                self.compensate_then_end(node)
+                self.compensate_then_end(node.result, node_id, "compensate")
             elif node.result != "completed":
                 self.terminate(node.result, node_id=node_id)
             elif not self.tokens:

@@ -116,10 +116,12 @@ class ChildEnded(_Event, tag="child_ended", frozen=True, kw_only=True):
 
 
 class Cancelled(_Event, tag="cancelled", frozen=True, kw_only=True):
-    """An operator cancelled the instance; ``reason`` is a code, not free text."""
+    """An operator cancelled the instance; ``reason`` is a code, not free text. ``compensate``:
+    the completed nodes' compensations run first (a saga), then it is ``cancelled``."""
 
     reason: str
     actor: str | None = None
+    compensate: bool = False
 
 
 class Signalled(_Event, tag="signalled", frozen=True, kw_only=True):

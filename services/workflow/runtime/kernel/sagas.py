@@ -1,7 +1,8 @@
 """Sagas: the completed nodes' compensations, run one at a time, most recent first.
 
-Two things start one: a terminal failure (the instance then ends ``failed``) and a compensation
-end (an ``end`` node with ``compensate``: the instance then ends with that node's result). Each
+Three things start one: a terminal failure (the instance then ends ``failed``), a compensation
+end (an ``end`` node with ``compensate``: the instance then ends with that node's result) and a
+cancellation that asks for it (then ``cancelled``). Each
 ``RunCompensation`` effect is answered by a ``CompensationDone`` event, which runs the next
 (:func:`~.transitions.decide`); the state keeps what is left, so a crash resumes the saga.
 """
@@ -10,11 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.workflow.definition.model import EndNode
-
 from .effects import InstanceFinished, RunCompensation
 from .multi import Multis
-from .state import Ending, PendingCompensation
+from .state import Ending, InstanceStatus, PendingCompensation
 
 
 class Sagas(Multis):
@@ -51,16 +50,17 @@ class Sagas(Multis):
             )
         )
 
-    def compensate_then_end(self, node: EndNode) -> None:
-        """A compensation end: every other token is dropped (tasks closed, timers cancelled),
-        the saga runs, then the instance ends with the node's result."""
-        self._drop_all_tokens("compensate")
-        self.ending = Ending(status=node.result, node_id=node.id)
+    def compensate_then_end(self, status: InstanceStatus, node_id: str | None, cause: str) -> None:
+        """A compensation end (``node_id``) or a compensating cancellation: every token is
+        dropped (tasks closed, timers cancelled), the saga runs, then the instance ends with
+        ``status``."""
+        self._drop_all_tokens(cause)
+        self.ending = Ending(status=status, node_id=node_id)
         if not self.start_saga():
             self.end_compensated()
 
     def end_compensated(self) -> None:
-        """The saga a compensation end started is over: end with its result."""
+        """The saga a compensation end or a cancellation started is over: end as it said."""
         assert self.ending is not None
         self.status = self.ending.status
         self.emit(

@@ -110,10 +110,10 @@ class PendingCompensation(_Data, frozen=True, kw_only=True):
 
 class Ending(_Data, frozen=True, kw_only=True):
     """How the instance ends once its compensations have run, when a compensation end
-    (``node_id``) asked for them: with that end's ``status`` (its result)."""
+    (``node_id``) or a cancellation (no node) asked for them: with ``status``."""
 
     status: InstanceStatus
-    node_id: str
+    node_id: str | None = None
 
 
 class FailureInfo(_Data, frozen=True, kw_only=True):

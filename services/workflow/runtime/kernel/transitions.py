@@ -54,7 +54,10 @@ def _started(run: Run, state: InstanceState, event: Started) -> None:
 
 
 def _cancelled(run: Run, state: InstanceState, event: Cancelled) -> None:
-    run.terminate("cancelled", node_id=None, reason=event.reason)
+    if event.compensate:
+        run.compensate_then_end("cancelled", None, "cancelled")
+    else:
+        run.terminate("cancelled", node_id=None, reason=event.reason)
 
 
 def _compensation_done(run: Run, state: InstanceState, event: CompensationDone) -> None:

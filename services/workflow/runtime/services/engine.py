@@ -217,7 +217,9 @@ class Engine(EngineReads):
             )
             await uow.commit()
 
-    async def cancel(self, instance_id: str, *, reason: str, actor: Actor) -> InstanceView:
+    async def cancel(
+        self, instance_id: str, *, reason: str, actor: Actor, compensate: bool = False
+    ) -> InstanceView:
         if not reason.strip():
             raise ValidationFailed("a cancellation needs a reason", instance_id=instance_id)
 
@@ -226,7 +228,9 @@ class Engine(EngineReads):
 
         record = await self.advance(
             instance_id,
-            lambda r, s, now: Cancelled(at=now, reason="cancelled", actor=actor.id),
+            lambda r, s, now: Cancelled(
+                at=now, reason="cancelled", actor=actor.id, compensate=compensate
+            ),
             actor=actor,
             audit_action="workflow.instance.cancelled",
             reason=reason,
