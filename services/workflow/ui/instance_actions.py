@@ -56,6 +56,23 @@ def _cancel(view: InstanceView) -> Action:
         back=_case(view.id),
         button=gettext("Cancel the case"),
         facts=_facts(view),
+        choices=(
+            Choice(
+                name="compensate",
+                label=gettext("Undo the completed steps first?"),
+                options=(
+                    ("no", gettext("No: only cancel")),
+                    (
+                        "yes",
+                        gettext(
+                            "Yes: run the compensation of each completed step, most recent "
+                            "first, then cancel"
+                        ),
+                    ),
+                ),
+                selected="no",
+            ),
+        ),
         danger=True,
     )
 
@@ -141,8 +158,11 @@ class InstanceActionsController(Controller):
         engine = engine_of(request)
         view = await engine.status(instance_id)
 
-        async def act(reason: str, _form: Any) -> Response[Any]:
-            await engine.cancel(view.id, reason=reason, actor=ui_actor(request))
+        async def act(reason: str, form: Any) -> Response[Any]:
+            compensate = form.get("compensate") == "yes"
+            await engine.cancel(
+                view.id, reason=reason, actor=ui_actor(request), compensate=compensate
+            )
             return see_other(f"{_case(view.id)}?msg=cancelled")
 
         return await perform(request, _cancel(view), act)

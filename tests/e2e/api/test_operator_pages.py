@@ -77,9 +77,11 @@ async def test_cancelling_asks_first_then_cancels_once_with_the_reason_audited(a
     confirm = await api.client.get(url)
     assert confirm.status_code == 200
     assert "Cancelar o processo" in confirm.text and 'name="reason"' in confirm.text
+    assert 'name="compensate"' in confirm.text and "Desfazer as etapas" in confirm.text
     assert await _status(api, instance) == "waiting"  # the page alone changes nothing
 
-    done = await _post(api, url, headers, reason="pedido em duplicidade")
+    # asking for compensation: nothing completed has one here, so it is cancelled at once
+    done = await _post(api, url, headers, reason="pedido em duplicidade", compensate="yes")
     assert done.status_code == 303
     assert done.headers["location"].endswith(f"/cms/workflow/instances/{instance}?msg=cancelled")
     assert await _status(api, instance) == "cancelled"
