@@ -21,11 +21,12 @@ from litestar.handlers.base import BaseRouteHandler
 
 from contracts.errors import Forbidden, NotFound, Unauthenticated
 from contracts.kernel import Actor
+from core.tenancy import TENANT_HEADER, acting_tenant
 
 ALGORITHM = "HS256"
 ISSUER = "tramita"
 DEFAULT_TOKEN_TTL_S = 8 * 3600
-_USER_KEY = "tramita_user"
+USER_KEY = "tramita_user"
 
 
 class Principal(Protocol):
@@ -121,7 +122,7 @@ def _platform(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
 
 async def authenticate(connection: ASGIConnection[Any, Any, Any, Any]) -> Principal:
     """The request's user (cached on the connection); ``Unauthenticated`` without a valid one."""
-    cached: Principal | None = connection.scope.get("state", {}).get(_USER_KEY)
+    cached: Principal | None = connection.scope.get("state", {}).get(USER_KEY)
     if cached is not None:
         return cached
     token = bearer_of(connection.headers)
@@ -145,7 +146,7 @@ async def authenticate(connection: ASGIConnection[Any, Any, Any, Any]) -> Princi
         raise Unauthenticated("the token names no known user") from exc
     if not user.active:
         raise Unauthenticated("the user is inactive")
-    connection.scope.setdefault("state", {})[_USER_KEY] = user
+    connection.scope.setdefault("state", {})[USER_KEY] = user
     return user
 
 
@@ -178,9 +179,17 @@ def permission_of(guard: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def tenant_for(connection: ASGIConnection[Any, Any, Any, Any], user: Any) -> str:
+    """The tenant ``user`` acts for in this request: the one the ``X-Tramita-Tenant`` header
+    names (``Forbidden`` unless they work for it), else their first (``core.tenants``)."""
+    asked = connection.headers.get(TENANT_HEADER)
+    default: str = _platform(connection).settings.tenant
+    return acting_tenant(getattr(user, "tenants", ()), asked, default)
+
+
 def current_user(connection: ASGIConnection[Any, Any, Any, Any]) -> Principal:
     """The user the guard authenticated (only valid on routes guarded by ``requires``)."""
-    user: Principal | None = connection.scope.get("state", {}).get(_USER_KEY)
+    user: Principal | None = connection.scope.get("state", {}).get(USER_KEY)
     if user is None:
         raise Unauthenticated("this route has no authentication guard")
     return user

@@ -35,6 +35,7 @@ KERNEL_COMMANDS = (
     LazyCommand("audit", "core.cli_audit:audit_group", "The audit trail."),
     LazyCommand("user", "core.cli_identity:user_group", "Local users."),
     LazyCommand("token", "core.cli_identity:token_group", "API tokens."),
+    LazyCommand("tenant", "core.cli_tenants:tenant_group", "Tenants (municipalities, bodies)."),
 )
 LONG_RUNNING = frozenset({"serve", "run", "tick", "worker", "relay"})
 """Commands that log at the configured level (servers); the others are quiet unless --verbose."""

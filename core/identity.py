@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from contracts.errors import Conflict, NotFound, ValidationFailed
 from contracts.kernel import Clock, IdGen
-from core.tables import profile_permissions, profiles, users
+from core.tables import profile_permissions, profiles, user_tenants, users
 from core.textfold import Folded, folded
 
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
@@ -31,6 +31,9 @@ class User(msgspec.Struct, frozen=True, kw_only=True):
     display_name: str
     profile: str
     active: bool
+    tenants: tuple[str, ...] = ()
+    """The tenants the person works for, in key order; none: the deployment's own
+    (``core.tenants.acting_tenant``)."""
 
 
 class Person(msgspec.Struct, frozen=True, kw_only=True):
@@ -149,15 +152,21 @@ class Directory:
                     .where(users.c.id == user_id)
                 )
             ).first()
-        if row is None:
-            raise NotFound("unknown user", user_id=user_id)
-        return User(
-            id=row.id,
-            username=row.username,
-            display_name=row.display_name,
-            profile=row.profile_key,
-            active=row.active,
-        )
+            if row is None:
+                raise NotFound("unknown user", user_id=user_id)
+            memberships = await conn.execute(
+                sa.select(user_tenants.c.tenant)
+                .where(user_tenants.c.user_id == user_id)
+                .order_by(user_tenants.c.tenant)
+            )
+            return User(
+                id=row.id,
+                username=row.username,
+                display_name=row.display_name,
+                profile=row.profile_key,
+                active=row.active,
+                tenants=tuple(str(m.tenant) for m in memberships),
+            )
 
     async def user_named(self, username: str) -> User:
         """The user who signs in as ``username``; ``NotFound`` when there is none (pages that

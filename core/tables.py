@@ -83,3 +83,22 @@ login_failures = sa.Table(
 )
 """Failed logins per account and per client in the current window. ``key`` is a keyed hash
 of ``account:<name>`` or ``client:<address>``: neither a user name nor an address is stored."""
+
+tenants = sa.Table(
+    "core_tenants",
+    metadata,
+    sa.Column("key", sa.String(50), primary_key=True),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+"""The municipalities or bodies one deployment serves. A single-tenant install has none: its
+one tenant is ``settings.tenant`` (``default``)."""
+
+user_tenants = sa.Table(
+    "core_user_tenants",
+    metadata,
+    sa.Column("user_id", UUIDStr, sa.ForeignKey("core_users.id"), primary_key=True),
+    sa.Column("tenant", sa.String(50), sa.ForeignKey("core_tenants.key"), primary_key=True),
+)
+"""The tenants a person works for. A person with no row here works for the deployment's own
+tenant (``settings.tenant``)."""

@@ -47,6 +47,8 @@ class StartRequest(msgspec.Struct, frozen=True, kw_only=True):
     subject: SubjectRef | None = None
     business_key: str | None = None
     actor: Actor = Actor(kind="system", id="api")
+    tenant: str | None = None
+    """The tenant the case belongs to (``None``: the deployment's own, ``settings.tenant``)."""
 
 
 class FailureView(msgspec.Struct, frozen=True, kw_only=True):

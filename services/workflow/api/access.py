@@ -21,8 +21,9 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.params import FromPath, JSONBody
 
 from contracts.errors import NotFound
-from core.auth import actor_of, authenticate, requires
-from core.page_session import PERMISSIONS_KEY, session_user
+from core.auth import USER_KEY as API_USER_KEY
+from core.auth import actor_of, authenticate, requires, tenant_for
+from core.page_session import PERMISSIONS_KEY, USER_KEY, session_user
 from services.workflow.api.deps import platform_of
 from services.workflow.api.schemas import Reason
 from services.workflow.handles import handles_of
@@ -39,14 +40,23 @@ def access_of(connection: ASGIConnection[Any, Any, Any, Any]) -> AccessPolicy:
     return handles_of(platform_of(connection)).access
 
 
+def tenant_of(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
+    """The tenant the signed-in person (API token or page session, already authenticated)
+    acts for in this request (``core.auth.tenant_for``)."""
+    state = connection.scope.get("state", {})
+    return tenant_for(connection, state.get(API_USER_KEY) or state.get(USER_KEY))
+
+
 async def viewer_for(connection: ASGIConnection[Any, Any, Any, Any], user_id: str) -> Viewer:
-    """The person as the authorisation point sees them (``workflow.classify`` or not); the
-    pages' session already holds the person's permissions."""
+    """The person as the authorisation point sees them (``workflow.classify`` or not, and the
+    tenant they act for); the pages' session already holds the person's permissions."""
+    tenant = tenant_of(connection)
     cached = connection.scope.get("state", {}).get(PERMISSIONS_KEY)
     if cached is not None:
-        return Viewer(user_id=user_id, classifier=CLASSIFY_PERMISSION in cached)
+        return Viewer(user_id=user_id, tenant=tenant, classifier=CLASSIFY_PERMISSION in cached)
     directory = platform_of(connection).directory
-    return Viewer(user_id=user_id, classifier=await directory.has(user_id, CLASSIFY_PERMISSION))
+    classifier = await directory.has(user_id, CLASSIFY_PERMISSION)
+    return Viewer(user_id=user_id, tenant=tenant, classifier=classifier)
 
 
 async def _check(access: AccessPolicy, key: str, value: str, viewer: Viewer) -> None:
@@ -71,7 +81,7 @@ def _guard(
         access = access_of(connection)
         # Most cases are public: first ask without looking the person's permissions up, and
         # only on a refusal ask again as a classifier if they are one.
-        plain = Viewer(user_id=user.id)
+        plain = Viewer(user_id=user.id, tenant=tenant_for(connection, user))
         for key in found:
             try:
                 await _check(access, key, str(params[key]), plain)

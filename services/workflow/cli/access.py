@@ -48,7 +48,10 @@ def _acting(
         needed = CLASSIFY_PERMISSION if classify else "workflow.read"
         if "workflow.read" not in granted or needed not in granted:
             raise Forbidden("the user's profile lacks a permission", permission=needed)
-        viewer = Viewer(user_id=user_id, classifier=CLASSIFY_PERMISSION in granted)
+        from services.workflow.cli.reads import home_tenant
+
+        tenant = await home_tenant(platform.database, user_id, platform.settings.tenant)
+        viewer = Viewer(user_id=user_id, tenant=tenant, classifier=CLASSIFY_PERMISSION in granted)
         return await action(service, viewer, user_id)
 
     return with_platform(_go)

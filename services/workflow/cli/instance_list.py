@@ -100,7 +100,7 @@ def list_instances_cmd(
             overdue=overdue,
             limit=limit,
             offset=offset,
-            viewer=await viewer_of(database, clock, user),
+            viewer=await viewer_of(database, clock, user, settings.tenant),
         )
         return await list_instances(database, wanted, clock.now()), settings.timezone
 

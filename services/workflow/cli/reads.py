@@ -82,7 +82,18 @@ async def acting_viewer(service: WorkflowService, user: str | None) -> Viewer | 
         return None
     permissions = service.platform.permissions
     classifier = is_uuid(user) and await permissions.has(user, CLASSIFY_PERMISSION)
-    return Viewer(user_id=user, classifier=classifier)
+    tenant = await home_tenant(service.platform.database, user, service.platform.settings.tenant)
+    return Viewer(user_id=user, tenant=tenant, classifier=classifier)
+
+
+async def home_tenant(database: AsyncEngine, user: str, default: str) -> str:
+    """The tenant a command acting as ``user`` works in: their first (``core.tenants``)."""
+    from core.identity import is_uuid
+    from core.tenancy import acting_tenant
+    from core.tenants import memberships
+
+    theirs = await memberships(database, user) if is_uuid(user) else ()
+    return acting_tenant(theirs, None, default)
 
 
 async def instance_id(service: WorkflowService, ref: str, as_user: str | None = None) -> str:
@@ -112,9 +123,11 @@ def with_database(action: Callable[[AsyncEngine, Settings, Clock], Awaitable[T]]
     return run_async(_run)
 
 
-async def viewer_of(database: AsyncEngine, clock: Clock, user: str | None) -> Viewer:
-    """Who a command reads as (``--as``): without one, nobody — public cases only; a person
-    needs ``workflow.read`` as on the API and the pages."""
+async def viewer_of(
+    database: AsyncEngine, clock: Clock, user: str | None, default_tenant: str
+) -> Viewer:
+    """Who a command reads as (``--as``): without one, nobody — the deployment's own tenant's
+    public cases only; a person needs ``workflow.read`` as on the API and the pages."""
     from contracts.errors import Forbidden
     from core.identity import Directory, is_uuid
     from core.ids import UUIDv7Gen
@@ -122,13 +135,14 @@ async def viewer_of(database: AsyncEngine, clock: Clock, user: str | None) -> Vi
     from services.workflow.runtime.services.access import CLASSIFY_PERMISSION
 
     if user is None:
-        return Viewer(user_id=None)
+        return Viewer(user_id=None, tenant=default_tenant)
     granted = (
         await Directory(database, clock, UUIDv7Gen(), {}).of(user) if is_uuid(user) else frozenset()
     )
     if "workflow.read" not in granted:
         raise Forbidden(N_("the user's profile lacks a permission"), permission="workflow.read")
-    return Viewer(user_id=user, classifier=CLASSIFY_PERMISSION in granted)
+    tenant = await home_tenant(database, user, default_tenant)
+    return Viewer(user_id=user, tenant=tenant, classifier=CLASSIFY_PERMISSION in granted)
 
 
 def with_reads(action: Callable[[UnitOfWork], Awaitable[T]]) -> T:
@@ -158,7 +172,7 @@ def with_reads_as(
         from core.ids import UUIDv7Gen
         from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 
-        viewer = await viewer_of(database, clock, user)
+        viewer = await viewer_of(database, clock, user, settings.tenant)
         ids = UUIDv7Gen()
         writer = SqlAuditWriter(clock, ids, chains=settings.audit_chains)
         async with SqlUnitOfWork(database, clock, ids, writer) as uow:

@@ -75,12 +75,23 @@ def visible_to(user_id: str, *, classifier: bool, now: datetime, instance: Any =
     )
 
 
+def in_tenant(tenant: str, instance: Any = None) -> Any:
+    """The case belongs to ``tenant``: a case of another tenant does not exist for the caller.
+    ``instance`` is an instance id column of another table (a task's, a document's)."""
+    if instance is None:
+        return t.instances.c.tenant == tenant
+    case = t.instances.alias("acl_tenant").c
+    return sa.exists().where(case.id == instance, case.tenant == tenant)
+
+
 def seen_by(viewer: Viewer, now: datetime, instance: Any = None) -> Any:
-    """:func:`visible_to` for a viewer; nobody signed in (``user_id`` ``None``) sees public
-    cases only."""
+    """The one rule as SQL: the case is of the viewer's tenant and :func:`visible_to` them;
+    nobody signed in (``user_id`` ``None``) sees public cases only."""
     if viewer.user_id is None:
-        return ~_protected(t.instances.c.id if instance is None else instance)
-    return visible_to(viewer.user_id, classifier=viewer.classifier, now=now, instance=instance)
+        sight = ~_protected(t.instances.c.id if instance is None else instance)
+    else:
+        sight = visible_to(viewer.user_id, classifier=viewer.classifier, now=now, instance=instance)
+    return sa.and_(in_tenant(viewer.tenant, instance), sight)
 
 
 def _grant(row: Any) -> GrantRecord:
@@ -134,13 +145,9 @@ class SqlAccessRepo:
                 access.insert().values(instance_id=record.instance_id, **values)
             )
 
-    async def visible(
-        self, instance_id: str, user_id: str, *, classifier: bool, now: datetime
-    ) -> bool:
+    async def visible(self, instance_id: str, viewer: Viewer, now: datetime) -> bool:
         i = t.instances.c
-        query = sa.select(i.id).where(
-            i.id == instance_id, visible_to(user_id, classifier=classifier, now=now)
-        )
+        query = sa.select(i.id).where(i.id == instance_id, seen_by(viewer, now))
         return (await self._conn.execute(query)).first() is not None
 
     async def owner(self, kind: str, object_id: str) -> str | None:

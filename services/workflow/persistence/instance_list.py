@@ -47,8 +47,8 @@ class InstanceFilter(msgspec.Struct, frozen=True, kw_only=True):
     overdue: bool = False
     limit: int = 50
     offset: int = 0
-    viewer: Viewer = Viewer(user_id=None)
-    """Only the cases this person may see (nobody: public cases only)."""
+    viewer: Viewer
+    """Only the cases of the viewer's tenant this person may see (nobody: public cases only)."""
 
 
 def _overdue(now: datetime) -> sa.ColumnElement[bool]:

@@ -19,6 +19,7 @@ from typing import Any
 from litestar import Controller, Request, get
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
+from services.workflow.api.access import tenant_of
 from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.services.inbox import Inbox, InboxQuery
 from services.workflow.ui.deps import inbox_of
@@ -29,22 +30,21 @@ ROUNDS = 55
 RETRY_MS = 5000
 
 
-async def _newest(inbox: Inbox, user_id: str) -> tuple[str | None, int]:
-    query = InboxQuery(
-        visible_to=user_id, sort="-created_at", limit=1, seen_by=Viewer(user_id=user_id)
-    )
+async def _newest(inbox: Inbox, viewer: Viewer) -> tuple[str | None, int]:
+    assert viewer.user_id is not None
+    query = InboxQuery(visible_to=viewer.user_id, sort="-created_at", limit=1, seen_by=viewer)
     page = await inbox.page(query)
     count = await inbox.count(query)
     return (page.items[0].id if page.items else None), count.value
 
 
-async def changes(inbox: Inbox, user_id: str) -> AsyncIterator[ServerSentEventMessage]:
+async def changes(inbox: Inbox, viewer: Viewer) -> AsyncIterator[ServerSentEventMessage]:
     """A ``tasks`` event (data: the open-task count) whenever a newer task becomes visible."""
     yield ServerSentEventMessage(comment="inbox", retry=RETRY_MS)
-    seen, _count = await _newest(inbox, user_id)
+    seen, _count = await _newest(inbox, viewer)
     for _ in range(ROUNDS):
         await asyncio.sleep(POLL_S)
-        newest, count = await _newest(inbox, user_id)
+        newest, count = await _newest(inbox, viewer)
         if newest is not None and newest != seen:
             seen = newest
             yield ServerSentEventMessage(event="tasks", data=str(count))
@@ -57,4 +57,5 @@ class InboxEventsController(Controller):
     @get("/", guards=[page_requires("workflow.tasks")])
     async def events(self, request: Request[Any, Any, Any]) -> ServerSentEvent:
         headers = {**SECURITY_HEADERS, "cache-control": "no-store", "x-accel-buffering": "no"}
-        return ServerSentEvent(changes(inbox_of(request), ui_actor(request).id), headers=headers)
+        viewer = Viewer(user_id=ui_actor(request).id, tenant=tenant_of(request))
+        return ServerSentEvent(changes(inbox_of(request), viewer), headers=headers)

@@ -373,7 +373,7 @@ async def test_the_commands_set_grant_with_expiry_and_revoke(
     )
     assert granted.exit_code == 0, (granted.output, granted.exception)
     grant_id = granted.output.strip().rsplit(" ", 1)[-1]
-    view = await api.service.access.view(iid, Viewer(user_id=me))
+    view = await api.service.access.view(iid, Viewer(tenant="default", user_id=me))
     (_mine, theirs) = sorted(view.grants, key=lambda g: g.user_id != me)
     assert (theirs.id, theirs.user_id) == (grant_id, user_id(api, "reader"))
     assert theirs.expires_at is not None and theirs.expires_at.year == 2099

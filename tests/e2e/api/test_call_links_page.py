@@ -91,7 +91,7 @@ async def test_parent_and_child_link_each_other_and_a_secret_child_is_not_listed
         child.id,
         "secret",
         "lai.art23",
-        viewer=Viewer(user_id="clara", classifier=True),
+        viewer=Viewer(tenant="default", user_id="clara", classifier=True),
         actor=Actor(id="clara"),  # granted the case she makes secret; the reader is not
         reason="Investigação em curso",
     )

@@ -42,7 +42,7 @@ async def _start(api: Api, level: str) -> dict[str, Any]:
             case["id"],
             level,
             "lai.art31",
-            viewer=Viewer(user_id=user_id(api, "admin"), classifier=True),
+            viewer=Viewer(tenant="default", user_id=user_id(api, "admin"), classifier=True),
             actor=Actor.system("test"),
             reason="Dados pessoais do requerente",
         )
@@ -126,7 +126,7 @@ async def test_opening_a_secret_case_is_audited_for_its_grantee_and_refused_to_t
     case = await _start(api, "public")
     await api.drain()
     reader, admin = user_id(api, "reader"), user_id(api, "admin")
-    classifier = Viewer(user_id=admin, classifier=True)
+    classifier = Viewer(tenant="default", user_id=admin, classifier=True)
     await api.service.access.grant(
         case["id"], reader, None, viewer=classifier, actor=Actor.system("test"), reason="Parecer"
     )
@@ -134,7 +134,7 @@ async def test_opening_a_secret_case_is_audited_for_its_grantee_and_refused_to_t
         case["id"],
         "secret",
         "lai.art23",
-        viewer=Viewer(user_id=reader),  # the grantee: the answer is read as them
+        viewer=Viewer(tenant="default", user_id=reader),  # the grantee: the answer is read as them
         actor=Actor.system("test"),
         reason="Investigação em curso",
     )

@@ -223,7 +223,7 @@ async def test_a_document_of_a_restricted_case_is_an_audited_opening_hidden_like
 ) -> None:
     doc = (await docs.upload("clerk", PDF_BYTES)).json()
     wf = service_of(docs.platform)
-    classifier = Viewer(user_id=docs.users["keeper"], classifier=True)
+    classifier = Viewer(tenant="default", user_id=docs.users["keeper"], classifier=True)
     await wf.access.change(
         docs.case,
         "restricted",

@@ -18,10 +18,12 @@ LEVELS: Final = ("public", "restricted", "secret")
 
 
 class Viewer(msgspec.Struct, frozen=True, kw_only=True):
-    """Who asks to see a case: a user (``None``: nobody signed in, sees public cases only) and
-    whether they hold ``workflow.classify``."""
+    """Who asks to see a case: a user (``None``: nobody signed in, sees public cases only),
+    whether they hold ``workflow.classify``, and the tenant they act for (a case of another
+    tenant does not exist for them)."""
 
     user_id: str | None
+    tenant: str
     classifier: bool = False
 
 
@@ -61,11 +63,9 @@ class AccessStore(Protocol):
         """Store the case's level (insert or replace)."""
         ...
 
-    async def visible(
-        self, instance_id: str, user_id: str, *, classifier: bool, now: datetime
-    ) -> bool:
-        """Whether the instance exists and ``user_id`` may see it (the same rule the search
-        and the inbox filter with)."""
+    async def visible(self, instance_id: str, viewer: Viewer, now: datetime) -> bool:
+        """Whether the instance exists, is of the viewer's tenant and the viewer may see it
+        (the same rule the search and the inbox filter with)."""
         ...
 
     async def owner(self, kind: Literal["task", "document"], object_id: str) -> str | None:

@@ -74,7 +74,10 @@ class Operation(msgspec.Struct, frozen=True, kw_only=True):
         person may not see is refused like an unknown one. ``None``: started without a person
         (a command run as the system), every item is acted on."""
         seen_as = self.params.get("seen_as")
-        return None if seen_as is None else msgspec.convert(seen_as, Viewer)
+        if seen_as is None:
+            return None
+        # Stored before tenants: the operation's own tenant is the one it was started in.
+        return msgspec.convert({"tenant": self.tenant, **seen_as}, Viewer)
 
     @property
     def active(self) -> bool:

@@ -133,6 +133,7 @@ class Calls:
             context=dict(effect.input),
             subject=parent_subject(parent),
             actor=ENGINE,
+            tenant=parent.tenant,  # a child is its parent's tenant's case
         )
         await self._start_in(uow, request, now, instance_id=cid, parent_instance_id=parent.id)
 

@@ -65,13 +65,15 @@ class Starter:
         model = self._compiler.for_version(version)
         defn = model.definition
         year = protocol_year(now, self._zone)
-        # Drawn in this unit of work: a start that rolls back gives its number back.
+        tenant = request.tenant or self._tenant
+        # Drawn in this unit of work: a start that rolls back gives its number back. The
+        # series are the deployment's: a protocol number names one case across its tenants.
         series = self._numbering.series(defn.protocol_prefix)
         number = await uow.instances.next_protocol_number(series, year)
         actor_id = request.actor.id if request.actor.kind == "user" else None
         record = InstanceRecord(
             id=instance_id or str(self._ids.new_id()),
-            tenant=self._tenant,
+            tenant=tenant,
             version_id=version.id,
             definition_key=defn.key,
             definition_version=version.version,

@@ -31,14 +31,7 @@ async def can_see(uow: UnitOfWork, instance_id: str, viewer: Viewer, now: dateti
     """The rule itself (:class:`AccessPolicy` and the commands' reads both ask it)."""
     if not is_uuid(instance_id):
         return False
-    if viewer.user_id is None:
-        record = await uow.access.level_of(instance_id)
-        if record is not None and record.level != "public":
-            return False
-        return await uow.instances.get(instance_id) is not None
-    return await uow.access.visible(
-        instance_id, viewer.user_id, classifier=viewer.classifier, now=now
-    )
+    return await uow.access.visible(instance_id, viewer, now)
 
 
 async def document_levels(

@@ -1,0 +1,25 @@
+"""Which tenant a person acts for: the pure rule (no I/O), shared by the API, the pages and the
+commands. The registry and memberships are in ``core.tenants``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from contracts.errors import Forbidden
+from core.i18n import N_
+
+KEY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,49}$")
+TENANT_HEADER = "X-Tramita-Tenant"
+"""The API header that picks one of the caller's tenants when they work for several."""
+
+
+def acting_tenant(memberships: Sequence[str], asked: str | None, default: str) -> str:
+    """The tenant a person acts for: ``asked`` when they work for it, else their first one
+    (``default`` for a person with no membership). ``Forbidden`` when ``asked`` is not theirs."""
+    theirs = tuple(memberships) or (default,)
+    if asked is None or asked == "":
+        return theirs[0]
+    if asked not in theirs:
+        raise Forbidden(N_("you do not work for this tenant"), tenant=asked[:50])
+    return asked
