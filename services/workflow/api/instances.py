@@ -117,7 +117,10 @@ class InstanceController(Controller):
         data: JSONBody[CancelBody],
     ) -> InstanceView:
         return await engine_of(request).cancel(
-            str(instance_id), reason=data.reason, actor=actor_of(request)
+            str(instance_id),
+            reason=data.reason,
+            actor=actor_of(request),
+            compensate=data.compensate,
         )
 
     @post("/{instance_id:uuid}/signals", guards=[requires("workflow.start")], status_code=200)

@@ -29,6 +29,8 @@ class StartBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
 
 class CancelBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     reason: Reason
+    compensate: bool = False
+    """Run the completed steps' compensations (most recent first) before it is cancelled."""
 
 
 class SignalBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -62,8 +62,10 @@ async def test_the_history_lists_the_transitions_in_order(api: Api) -> None:
 
 async def test_cancelling_with_a_reason_cancels(api: Api) -> None:
     body = await start_esic(api)
-    response = await api.client.post(
-        f"/api/v1/instances/{body['id']}/cancel", json={"reason": "duplicado"}, headers=api.auth()
+    response = await api.client.post(  # nothing completed to compensate: cancelled at once
+        f"/api/v1/instances/{body['id']}/cancel",
+        json={"reason": "duplicado", "compensate": True},
+        headers=api.auth(),
     )
     assert response.status_code == 200
     assert response.json()["status"] == "cancelled"
