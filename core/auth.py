@@ -21,7 +21,7 @@ from litestar.handlers.base import BaseRouteHandler
 
 from contracts.errors import Forbidden, NotFound, Unauthenticated
 from contracts.kernel import Actor
-from core.tenancy import TENANT_HEADER, acting_tenant
+from core.tenancy import TENANT_COOKIE, TENANT_HEADER, acting_tenant, remembered_tenant
 
 ALGORITHM = "HS256"
 ISSUER = "tramita"
@@ -181,10 +181,14 @@ def permission_of(guard: object) -> str | None:
 
 def tenant_for(connection: ASGIConnection[Any, Any, Any, Any], user: Any) -> str:
     """The tenant ``user`` acts for in this request: the one the ``X-Tramita-Tenant`` header
-    names (``Forbidden`` unless they work for it), else their first (``core.tenants``)."""
+    names (``Forbidden`` unless they work for it), else the one they chose on the pages (the
+    ``tramita_tenant`` cookie, on ``/cms`` only), else their first (``core.tenancy``)."""
     asked = connection.headers.get(TENANT_HEADER)
     default: str = _platform(connection).settings.tenant
-    return acting_tenant(getattr(user, "tenants", ()), asked, default)
+    memberships = getattr(user, "tenants", ())
+    if asked is None:  # the pages: the person's earlier choice, if still theirs
+        return remembered_tenant(memberships, connection.cookies.get(TENANT_COOKIE), default)
+    return acting_tenant(memberships, asked, default)
 
 
 def current_user(connection: ASGIConnection[Any, Any, Any, Any]) -> Principal:

@@ -12,6 +12,8 @@ from core.i18n import N_
 KEY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,49}$")
 TENANT_HEADER = "X-Tramita-Tenant"
 """The API header that picks one of the caller's tenants when they work for several."""
+TENANT_COOKIE = "tramita_tenant"
+"""The pages' choice among the person's tenants (the header's place in a browser)."""
 
 
 def acting_tenant(memberships: Sequence[str], asked: str | None, default: str) -> str:
@@ -23,3 +25,10 @@ def acting_tenant(memberships: Sequence[str], asked: str | None, default: str) -
     if asked not in theirs:
         raise Forbidden(N_("you do not work for this tenant"), tenant=asked[:50])
     return asked
+
+
+def remembered_tenant(memberships: Sequence[str], chosen: str | None, default: str) -> str:
+    """The tenant the pages act for: the one the person chose earlier (the cookie) while they
+    still work for it, else their first. Never refuses: a stale choice is just forgotten."""
+    theirs = tuple(memberships) or (default,)
+    return chosen if chosen in theirs else theirs[0]

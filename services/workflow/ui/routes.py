@@ -35,7 +35,7 @@ from services.workflow.ui.portal import portal_router
 from services.workflow.ui.queue_pages import QueuePagesController
 from services.workflow.ui.read_pages import InstanceReadsController, RevealIdentityController
 from services.workflow.ui.search import SearchPageController
-from services.workflow.ui.session_pages import login, login_form, logout
+from services.workflow.ui.session_pages import choose_tenant, login, login_form, logout
 from services.workflow.ui.stuck import StuckInstancesController
 from services.workflow.ui.task_page import TaskPageController
 from services.workflow.ui.unit_pages import UnitPagesController
@@ -50,6 +50,7 @@ def ui_router() -> Router:
             login_form,
             login,
             logout,
+            choose_tenant,
             InboxController,
             InboxEventsController,
             TaskActionController,

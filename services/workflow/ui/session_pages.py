@@ -15,7 +15,10 @@ from litestar.datastructures import Cookie
 from litestar.params import FromQuery
 
 from contracts.errors import TooManyRequests, Unauthenticated
+from core.page_session import session_user
+from core.tenancy import TENANT_COOKIE, acting_tenant
 from services.workflow.ui.web import (
+    CMS,
     LOGIN,
     SESSION_COOKIE,
     open_session,
@@ -85,4 +88,26 @@ async def logout(request: Request[Any, Any, Any]) -> Response[Any]:
         await platform.sessions.revoke(claims.session_id)
     response = see_other(LOGIN)
     response.cookies.append(session_cookie(platform, "", 0))
+    return response
+
+
+@post("/cms/tenant", include_in_schema=False, status_code=303)
+async def choose_tenant(request: Request[Any, Any, Any]) -> Response[Any]:
+    """The pages act for another of the person's tenants (403 when not theirs); back to
+    where they were."""
+    form = await request.form()
+    user = await session_user(request)
+    chosen = acting_tenant(user.tenants, str(form.get("tenant") or ""), "")
+    response = see_other(safe_next(str(form.get("next") or "")))
+    response.cookies.append(
+        Cookie(
+            key=TENANT_COOKIE,
+            value=chosen,
+            path=CMS,
+            httponly=True,
+            secure=bool(platform_of(request).settings.secure_cookies),
+            samesite="strict",
+            max_age=365 * 24 * 3600,
+        )
+    )
     return response

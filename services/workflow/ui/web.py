@@ -43,6 +43,7 @@ from core.page_session import platform_of as platform_of
 from core.page_session import session_claims as session_claims
 from core.page_session import session_user as session_user
 from core.problem_headers import limit_headers, problem_headers
+from core.tenancy import TENANT_COOKIE, remembered_tenant
 from services.workflow.page_headers import CSP as CSP  # re-exported for the pages
 from services.workflow.page_headers import SCRIPT_CSP as SCRIPT_CSP
 from services.workflow.page_headers import SECURITY_HEADERS as SECURITY_HEADERS
@@ -154,6 +155,7 @@ def page(
     state = request.scope.get("state", {})
     user = state.get(_USER_KEY)
     zone_name = zone_of(request)
+    tenants = tuple(getattr(user, "tenants", ()))
     return Template(
         template_name=template,
         context={
@@ -163,6 +165,10 @@ def page(
             "d": partial(date_text, zone_name=zone_name),
             "path": request.url.path,
             "person": person,
+            "tenants": tenants,  # the header's chooser, when the person works for several
+            "tenant": remembered_tenant(tenants, request.cookies.get(TENANT_COOKIE), "")
+            if tenants
+            else None,
             **context,
         },
         status_code=status_code,

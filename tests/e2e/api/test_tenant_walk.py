@@ -297,3 +297,33 @@ async def test_the_tenant_commands(api: Api, database_url: str, monkeypatch: Any
     for refused in (again, bad, unknown, not_there):
         assert refused.exit_code == 1, refused.output
         assert "Traceback" not in refused.output and refused.output.strip().count("\n") == 0
+
+
+async def test_on_the_pages_a_person_of_two_tenants_switches_between_them(api: Api) -> None:
+    await _people(api)
+    cases = await _cases(api)
+    session = await open_session(api.platform, user_id(api, "both"))
+    api.client.cookies.set(SESSION_COOKIE, str(session.value))
+    first = await api.client.get(f"/cms/workflow/instances/{cases['norte']['id']}")
+    assert first.status_code == 200
+    assert '<option value="sul">' in first.text and 'value="norte" selected' in first.text
+    csrf = {"x-csrftoken": api.client.cookies["tramita_csrf"]}
+    switched = await api.client.post(
+        "/cms/tenant",
+        data={"tenant": "sul", "next": "/cms/workflow/search"},
+        headers=csrf,
+        follow_redirects=False,
+    )
+    assert switched.status_code == 303 and switched.headers["location"] == "/cms/workflow/search"
+    sul = await api.client.get(f"/cms/workflow/instances/{cases['sul']['id']}")
+    norte = await api.client.get(f"/cms/workflow/instances/{cases['norte']['id']}")
+    assert (sul.status_code, norte.status_code) == (200, 404)
+    refused = await api.client.post("/cms/tenant", data={"tenant": "nenhum"}, headers=csrf)
+    assert refused.status_code == 403
+    # One who works for one tenant has no chooser; a cookie naming another is ignored.
+    api.client.cookies.clear()
+    session = await open_session(api.platform, user_id(api, "clerk-norte"))
+    api.client.cookies.set(SESSION_COOKIE, str(session.value))
+    api.client.cookies.set("tramita_tenant", "sul")
+    own = await api.client.get(f"/cms/workflow/instances/{cases['norte']['id']}")
+    assert own.status_code == 200 and 'action="/cms/tenant"' not in own.text
