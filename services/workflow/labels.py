@@ -116,6 +116,7 @@ NODE_TYPES: Mapping[str, str] = {
     "inclusive": N_("Inclusive decision (one or more paths)"),
     "event_gateway": N_("Wait for the first event"),
     "call": N_("Call another process"),
+    "subprocess": N_("Sub-process"),
     "decision_table": N_("Decision table"),
     "end": N_("End"),
 }

@@ -8,7 +8,7 @@ compiled conditions, timer durations and each node's queue.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from types import MappingProxyType
 from typing import Final
@@ -29,6 +29,7 @@ from .model import (
     Node,
     NotificationNode,
     ServiceTaskNode,
+    SubprocessNode,
     TimerNode,
     UserTaskNode,
     ValidationNode,
@@ -36,6 +37,7 @@ from .model import (
     checksum,
 )
 from .ports import Condition, ExpressionCompiler, KnownNames, TableCompiler
+from .subprocesses import scope_definition
 from .validation import analyse
 
 WORKER_QUEUES: Final[Mapping[type[Node], str]] = MappingProxyType(
@@ -65,7 +67,10 @@ class CompiledModel:
     ``multi`` each multi-instance node's ``over`` and ``complete_when`` (or none).
     ``available`` lists the context keys guaranteed at each node. ``inclusive_reach`` maps each
     inclusive join to the nodes from which a token can still arrive at it (not through itself):
-    the join fires when no live token rests on one of them.
+    the join fires when no live token rests on one of them. ``scopes`` holds the model of each
+    embedded sub-process by node id (its key ``<key>.<node id>``); ``escalates``, in such a
+    model, the error codes its sub-process catches: a business error none of its own routes
+    takes fails the child with that code instead, for the parent's boundary event.
     """
 
     definition: Definition
@@ -92,10 +97,21 @@ class CompiledModel:
     available: Mapping[str, frozenset[str]]
     searchable: frozenset[str]
     personal: frozenset[str]
+    scopes: Mapping[str, CompiledModel] = field(default_factory=lambda: MappingProxyType({}))
+    escalates: frozenset[str] = frozenset()
 
     @property
     def key(self) -> str:
         return self.definition.key
+
+    def scope(self, key: str) -> CompiledModel:
+        """This model, or the one of its (nested) embedded sub-process keyed ``key``."""
+        if key == self.key:
+            return self
+        for inner in self.scopes.values():
+            if key == inner.key or key.startswith(f"{inner.key}."):
+                return inner.scope(key)
+        raise KeyError(key)
 
 
 def _queue_of(node: Node) -> str | None:
@@ -109,7 +125,7 @@ def _durations(defn: Definition) -> dict[tuple[str, str], timedelta]:
     for node in defn.nodes:
         if isinstance(node, TimerNode) and node.duration is not None:
             out[(node.id, node.id)] = parse_duration(node.duration)
-        if isinstance(node, HUMAN_TYPES):
+        if isinstance(node, (*HUMAN_TYPES, SubprocessNode)):
             for timer in node.timers:
                 if timer.duration is not None:
                     out[(node.id, timer.id)] = parse_duration(timer.duration)
@@ -123,9 +139,11 @@ def compile_definition(
     tables: TableCompiler | None = None,
     *,
     stored: bool = False,
+    escalates: frozenset[str] = frozenset(),
 ) -> CompiledModel:
     """Validate ``defn`` (raising :class:`DefinitionInvalid` with every error) and compile it;
-    ``stored`` for a version published earlier (see ``validation.analyse``)."""
+    ``stored`` for a version published earlier (see ``validation.analyse``); ``escalates`` for
+    an embedded sub-process (see :class:`CompiledModel`)."""
     analysis = analyse(defn, known, compiler, tables, stored=stored)
     if analysis.errors:
         raise DefinitionInvalid(
@@ -175,4 +193,19 @@ def compile_definition(
         available=ro(dict(analysis.available)),
         searchable=frozenset(defn.searchable),
         personal=frozenset(defn.personal),
+        scopes=ro(
+            {
+                nid: compile_definition(
+                    scope_definition(defn, n),
+                    known,
+                    compiler,
+                    tables,
+                    stored=stored,
+                    escalates=frozenset(r.code for r in n.errors),
+                )
+                for nid, n in graph.nodes.items()
+                if isinstance(n, SubprocessNode)
+            }
+        ),
+        escalates=escalates,
     )

@@ -22,6 +22,7 @@ from .model import (
     Node,
     ParallelNode,
     ServiceTaskNode,
+    SubprocessNode,
     UserTaskNode,
 )
 
@@ -60,11 +61,11 @@ def node_edges(node: Node) -> list[Edge]:
     nxt = getattr(node, "next", None)
     if isinstance(nxt, str):
         out.append(Edge(node.id, nxt, "next", "flow"))
-    if isinstance(node, ServiceTaskNode | CallNode):
+    if isinstance(node, ServiceTaskNode | CallNode | SubprocessNode):
         for i, route in enumerate(node.errors):
             stored = (route.store,) if route.store else ()
             out.append(Edge(node.id, route.next, f"errors[{i}].next", "error", stored))
-    if isinstance(node, HUMAN_TYPES):
+    if isinstance(node, (*HUMAN_TYPES, SubprocessNode)):
         for i, timer in enumerate(node.timers):
             if timer.next is not None:
                 kind: EdgeKind = "interrupt" if timer.interrupting else "side"

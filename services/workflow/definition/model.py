@@ -274,6 +274,17 @@ class CallNode(_NodeBase, tag="call", frozen=True, kw_only=True):
     errors: tuple[ErrorRoute, ...] = ()
 
 
+class SubprocessNode(_NodeBase, tag="subprocess", frozen=True, kw_only=True):
+    """An embedded sub-process: ``nodes`` (its own start and ends) run as a child instance of
+    this version, started with a copy of this context, whose context is copied back when it
+    completes; ``timers`` and ``errors`` are its boundary events (see docs/definition-format)."""
+
+    nodes: Annotated[tuple[Node, ...], Meta(min_length=1)]
+    next: str
+    timers: tuple[BoundaryTimer, ...] = ()
+    errors: tuple[ErrorRoute, ...] = ()
+
+
 class DecisionTableNode(_NodeBase, tag="decision_table", frozen=True, kw_only=True):
     """The table stays opaque here; the rules package owns its format and compilation."""
 
@@ -306,6 +317,7 @@ Node: TypeAlias = (
     | InclusiveNode
     | EventGatewayNode
     | CallNode
+    | SubprocessNode
     | DecisionTableNode
     | EndNode
 )

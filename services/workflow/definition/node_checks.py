@@ -15,6 +15,7 @@ from .model import (
     Definition,
     ExclusiveNode,
     ServiceTaskNode,
+    SubprocessNode,
     TimerNode,
     UserTaskNode,
     ValidationNode,
@@ -193,7 +194,7 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                 )
         if isinstance(node, WORK_TYPES):
             _check_failure(defn, known, out, i, node)
-        if isinstance(node, ServiceTaskNode | CallNode):
+        if isinstance(node, ServiceTaskNode | CallNode | SubprocessNode):
             _check_error_routes(out, i, node)
         if isinstance(node, ValidationNode):
             for rid, n in Counter(r.id for r in node.rules).items():
@@ -337,7 +338,9 @@ def _check_failure(
             )
 
 
-def _check_error_routes(out: Collector, i: int, node: ServiceTaskNode | CallNode) -> None:
+def _check_error_routes(
+    out: Collector, i: int, node: ServiceTaskNode | CallNode | SubprocessNode
+) -> None:
     """One route per error code; a route's ``store`` key is not also a success output."""
     for code, n in Counter(r.code for r in node.errors).items():
         if n > 1:

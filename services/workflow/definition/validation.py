@@ -27,10 +27,12 @@ from .model import (
     InclusiveNode,
     ParallelNode,
     StartNode,
+    SubprocessNode,
 )
 from .multi import multi_errors, multi_of
 from .node_checks import check_nodes
 from .ports import ExpressionCompiler, KnownNames, TableCompiler
+from .subprocesses import check_subprocesses, scope_definition, scope_errors
 
 
 @dataclass
@@ -106,6 +108,7 @@ def analyse(
     out = Collector(graph)
     check_structure(defn, out)
     check_nodes(defn, known, out)
+    check_subprocesses(defn, known, out)
     if not stored:
         check_names(defn, out)
     check_context_keys(defn, out)
@@ -124,6 +127,10 @@ def analyse(
     out.errors.extend(dataflow_errors(graph, available, forks))
     expressions = compile_expressions(graph, available, compiler, tables)
     out.errors.extend(expressions.errors)
+    for nid, node in graph.nodes.items():
+        if isinstance(node, SubprocessNode):
+            inner = analyse(scope_definition(defn, node), known, compiler, tables, stored=stored)
+            out.errors.extend(scope_errors(graph.path(nid), inner.errors))
     return Analysis(graph, start, reachable, forks, available, expressions, out.errors)
 
 

@@ -24,6 +24,7 @@ from services.workflow.definition.model import (
     InclusiveNode,
     ParallelNode,
     StartNode,
+    SubprocessNode,
     TimerNode,
     UserTaskNode,
 )
@@ -111,7 +112,7 @@ class Run(Sagas):
                 self.inclusive_join(node, parent_of(token_id))
         elif isinstance(node, EventGatewayNode):
             self.event_gateway(token_id, node)
-        elif isinstance(node, CallNode):
+        elif isinstance(node, CallNode | SubprocessNode):
             enter_call(self, token_id, node)
         elif isinstance(node, WORK_TYPES):
             ag = self.enter_count(node_id)
@@ -223,6 +224,10 @@ class Run(Sagas):
                 multi=multi,
             )
         )
+        self.boundary_timers(token_id, node, ag)
+
+    def boundary_timers(self, token_id: str, node: HumanNode | SubprocessNode, ag: int) -> None:
+        """Start the boundary timers of the node where the token now waits."""
         for timer in node.timers:
             due = self.m.timer_durations.get((node.id, timer.id))
             self._timer(

@@ -1,8 +1,9 @@
-"""The end of a call activity's child, decided on the instance that called it."""
+"""The end of a call activity's (or an embedded sub-process's) child, decided on the instance
+that started it."""
 
 from __future__ import annotations
 
-from services.workflow.definition.model import CallNode
+from services.workflow.definition.model import CallNode, SubprocessNode
 
 from .advance import Run
 from .calls import CHILD_FAILED
@@ -16,18 +17,22 @@ def child_ended(run: Run, state: InstanceState, event: ChildEnded) -> None:
         run, state, event, event.token_id, event.node_id, event.attempt_group, ("waiting",)
     )
     node = run.m.nodes[token.node_id]
-    if not isinstance(node, CallNode):
+    if not isinstance(node, CallNode | SubprocessNode):
         refuse("not_a_call", state, event, token_id=token.id, node_id=node.id)
     if event.status == "completed":
-        run.context.update({key: event.output.get(src) for key, src in node.out.items()})
+        if isinstance(node, SubprocessNode):
+            run.context.update(event.output)
+        else:
+            run.context.update({key: event.output.get(src) for key, src in node.out.items()})
         run.complete_node(token, None)
         run.move(token, node.next, "child_completed")
         return
     routes = {r.code: r for r in node.errors}
-    route = routes.get(CHILD_FAILED) or routes.get("*")
+    code = event.error if event.error in routes else CHILD_FAILED
+    route = routes.get(code) or routes.get("*")
     if route is None:
         run.fail(CHILD_FAILED, node.id)
         return
     if route.store is not None:
-        run.context[route.store] = {"code": CHILD_FAILED, "details": {"status": event.status}}
-    run.move(token, route.next, f"error:{CHILD_FAILED}")
+        run.context[route.store] = {"code": code, "details": {"status": event.status}}
+    run.move(token, route.next, f"error:{code}")

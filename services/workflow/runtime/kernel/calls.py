@@ -6,7 +6,9 @@ A token that arrives at a ``call`` node rests there ``waiting`` and the decision
 context); the engine starts the child in the same transaction. When the child ends, the engine
 decides :class:`~.events.ChildEnded` on this instance: ``completed`` copies ``out`` and takes
 ``next``; any other end is the error ``child_failed``, routed like a handler's business error
-(``errors``), and without a route the instance fails (``child_failed``). Pure.
+(``errors``), and without a route the instance fails (``child_failed``). An embedded
+``subprocess`` node does the same with the sub-process's own model in this version, the whole
+context as input, and starts the node's boundary timers. Pure.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from contracts.errors import RuleError
-from services.workflow.definition.model import CallNode
+from services.workflow.definition.model import CallNode, SubprocessNode
 
 from .effects import StartChild
 from .failures import rule_cause
@@ -25,9 +27,22 @@ if TYPE_CHECKING:
 CHILD_FAILED = "child_failed"
 
 
-def enter_call(run: Run, token_id: str, node: CallNode) -> None:
+def enter_call(run: Run, token_id: str, node: CallNode | SubprocessNode) -> None:
     ag = run.enter_count(node.id)
     run.rest(token_id, node.id, ag, "waiting")
+    if isinstance(node, SubprocessNode):
+        run.emit(
+            StartChild(
+                token_id=token_id,
+                node_id=node.id,
+                attempt_group=ag,
+                definition=run.m.scopes[node.id].key,
+                embedded=True,
+                input=dict(run.context),
+            )
+        )
+        run.boundary_timers(token_id, node, ag)
+        return
     values: dict[str, Any] = {}
     for key, expression in run.m.calls.get(node.id, ()):
         try:

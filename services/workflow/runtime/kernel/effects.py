@@ -158,13 +158,15 @@ class DeadLetter(_Effect, tag="dead_letter", frozen=True, kw_only=True):
 
 class StartChild(_Effect, tag="start_child", frozen=True, kw_only=True):
     """Start a child instance of ``definition`` (``version``, else the latest published) with
-    ``input``, in this transaction; it belongs to this token at this node and attempt group."""
+    ``input``, in this transaction; it belongs to this token at this node and attempt group.
+    ``embedded``: ``definition`` is an embedded sub-process of this instance's own version."""
 
     token_id: str
     node_id: str
     attempt_group: int
     definition: str
     version: int | None = None
+    embedded: bool = False
     input: dict[str, Any] = {}
 
 

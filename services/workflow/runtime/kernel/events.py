@@ -105,7 +105,8 @@ class TimerFired(_Event, tag="timer_fired", frozen=True, kw_only=True):
 
 class ChildEnded(_Event, tag="child_ended", frozen=True, kw_only=True):
     """The child instance a call node started ended with ``status``; ``output`` holds the
-    child's values of the keys the node's ``out`` copies (when it completed)."""
+    child's values of the keys the node's ``out`` copies (when it completed; an embedded
+    sub-process's: its whole context); ``error`` the business error code it failed with."""
 
     token_id: str
     node_id: str
@@ -113,6 +114,7 @@ class ChildEnded(_Event, tag="child_ended", frozen=True, kw_only=True):
     child_id: str
     status: str
     output: dict[str, Any] = {}
+    error: str | None = None
 
 
 class Cancelled(_Event, tag="cancelled", frozen=True, kw_only=True):

@@ -21,6 +21,7 @@ from services.workflow.definition.model import (
     CallNode,
     EventGatewayNode,
     Node,
+    SubprocessNode,
     TimerNode,
     node_type,
 )
@@ -192,7 +193,7 @@ def _token_plan(
         )
         return plan, list(found)
 
-    if token.status == "waiting" and isinstance(a.nodes[token.node_id], CallNode):
+    if token.status == "waiting" and isinstance(a.nodes[token.node_id], CallNode | SubprocessNode):
         return blocked(why("call_waiting"))
     if target is None:
         return blocked(why("parallel_token_unmapped" if branch else "unmapped_node"))
@@ -358,7 +359,7 @@ def repair_blockers(
         return why("target_not_allowed")
     if token.status == "arrived_at_join":
         return why("token_at_join")
-    if token.status == "waiting" and isinstance(model.nodes[node_id], CallNode):
+    if token.status == "waiting" and isinstance(model.nodes[node_id], CallNode | SubprocessNode):
         return why("call_waiting")
     paths = scopes(model)
     if paths.get(to_node, ()) != paths.get(token.node_id, ()):

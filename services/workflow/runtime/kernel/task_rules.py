@@ -16,6 +16,7 @@ from services.workflow.definition.model import (
     ApprovalNode,
     HumanNode,
     ManualTaskNode,
+    SubprocessNode,
     TimerNode,
     UserTaskNode,
 )
@@ -245,12 +246,13 @@ def timer_fired(run: Run, state: InstanceState, event: TimerFired) -> None:
         run.complete_node(token, None)
         run.move(run.win_race(token), node.next, "timer")
         return
-    assert isinstance(node, HUMAN_TYPES)
+    assert isinstance(node, (*HUMAN_TYPES, SubprocessNode))
     timer = next(t for t in node.timers if t.id == event.timer_id)
     cause = f"timer:{timer.id}"
     if timer.interrupting:
         assert timer.next is not None
-        run.close_task(token, "timer")
+        if not isinstance(node, SubprocessNode):  # its child is cancelled by the engine
+            run.close_task(token, "timer")
         run.move(token, timer.next, cause)
     elif timer.next is not None:
         run.spawn(f"{token.id}.{timer.id}@{token.attempt_group}", timer.next, node.id, cause)

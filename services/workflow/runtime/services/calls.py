@@ -10,9 +10,14 @@
   which locks the parent alone and decides :class:`ChildEnded` if the token still waits for
   that child, and does nothing otherwise — a redelivery or a parent that moved on.
   Locks: a start and a cancellation lock parent then child; a return locks only the parent.
-- **Cancel.** The decision that ends a parent (cancelled, failed, an error end) cancels, in the
-  same transaction, every child its waiting call tokens started that is still running, and
+- **Cancel.** The decision that ends a parent (cancelled, failed, an error end), or that takes
+  a token away from its wait (a boundary timer), cancels, in the same transaction, every child
+  those waits started that is still running (reason ``parent_ended`` or ``interrupted``), and
   closes that child's open dead letters as an operator's cancel does.
+- **Embedded sub-process.** A ``subprocess`` node starts its child the same way, on the
+  sub-process's model in the parent's own version (``definition_key`` ``<key>.<node id>``),
+  with the whole context; on completion the whole child context is copied back, and a child
+  that failed on a business error its sub-process catches reports that code.
 - **Subject.** A child is about the same case as its parent: it inherits the parent's subject
   (``subject_type``/``subject_id``), never its business key (a message correlates by business
   key to exactly one open instance, and a parent waits open beside its child).
@@ -29,7 +34,7 @@ from contracts.errors import InvalidTransition
 from contracts.kernel import Actor, AuditEntry, Clock
 from contracts.workflow.types import StartRequest, SubjectRef
 from services.workflow.definition import CompiledModel
-from services.workflow.definition.model import CallNode
+from services.workflow.definition.model import CallNode, SubprocessNode
 from services.workflow.runtime.kernel.effects import Decision, StartChild
 from services.workflow.runtime.kernel.events import Cancelled, ChildEnded
 from services.workflow.runtime.kernel.naming import CALL_TOPIC
@@ -52,6 +57,7 @@ class StartIn(Protocol):
         *,
         instance_id: str | None = None,
         parent_instance_id: str | None = None,
+        embedded_in: str | None = None,
     ) -> InstanceRecord: ...
 
 
@@ -68,14 +74,24 @@ def parent_subject(parent: InstanceRecord) -> SubjectRef | None:
     return SubjectRef(type=parent.subject_type, id=parent.subject_id)
 
 
-def waiting_calls(model: CompiledModel, state: InstanceState) -> list[tuple[Token, CallNode]]:
-    """The tokens of ``state`` that wait at a call node for their child."""
+def waiting_calls(
+    model: CompiledModel, state: InstanceState
+) -> list[tuple[Token, CallNode | SubprocessNode]]:
+    """The tokens of ``state`` that wait at a call or sub-process node for their child."""
     out = []
     for token in state.tokens:
         node = model.nodes.get(token.node_id)
-        if isinstance(node, CallNode) and token.status == "waiting":
+        if isinstance(node, CallNode | SubprocessNode) and token.status == "waiting":
             out.append((token, node))
     return out
+
+
+def _waits(parent_id: str, model: CompiledModel, state: InstanceState) -> list[str]:
+    """The ids of the children that the waiting call tokens of ``state`` started."""
+    return [
+        child_id(parent_id, token.id, node.id, token.attempt_group)
+        for token, node in waiting_calls(model, state)
+    ]
 
 
 class Calls:
@@ -107,18 +123,20 @@ class Calls:
         now: datetime,
     ) -> None:
         """What a decision on ``before`` (in ``state``) means for other instances, written in
-        the same unit of work: children to start, children to cancel, a parent to tell."""
+        the same unit of work: children to start, children to cancel (of every wait the
+        decision ended: the instance ended, or a boundary timer took the token away), a parent
+        to tell."""
         ended = updated.ended_at is not None and before.ended_at is None
         if not ended:
             for effect in decision.effects:
                 if isinstance(effect, StartChild):
                     await self._start_child(uow, updated, effect, now)
-            return
-        for token, node in waiting_calls(model, state):
-            await self._cancel_child(
-                uow, child_id(before.id, token.id, node.id, token.attempt_group), now
-            )
-        if updated.parent_instance_id is not None:
+        kept = set() if ended else set(_waits(before.id, model, decision.new_state))
+        for cid in _waits(before.id, model, state):
+            if cid not in kept:
+                # nothing if the child has ended; else it ends with its parent or the wait
+                await self._cancel_child(uow, cid, now, "parent_ended" if ended else "interrupted")
+        if ended and updated.parent_instance_id is not None:
             await uow.outbox.enqueue(
                 CALL_TOPIC, updated.parent_instance_id, {"child_id": updated.id}, available_at=now
             )
@@ -135,14 +153,24 @@ class Calls:
             actor=ENGINE,
             tenant=parent.tenant,  # a child is its parent's tenant's case
         )
-        await self._start_in(uow, request, now, instance_id=cid, parent_instance_id=parent.id)
+        await self._start_in(
+            uow,
+            request,
+            now,
+            instance_id=cid,
+            parent_instance_id=parent.id,
+            embedded_in=parent.version_id if effect.embedded else None,
+        )
 
-    async def _cancel_child(self, uow: UnitOfWork, cid: str, now: datetime) -> None:
+    async def _cancel_child(self, uow: UnitOfWork, cid: str, now: datetime, reason: str) -> None:
+        child = await uow.instances.get(cid)
+        if child is None or child.ended_at is not None:
+            return  # the usual case when its end resumed the wait: no lock taken
         child = await uow.instances.lock(cid)
         if child is None or child.ended_at is not None:
             return
         model = await self._model_of(uow, child)
-        event = Cancelled(at=now, reason="parent_ended", actor=None)
+        event = Cancelled(at=now, reason=reason, actor=None)
         try:
             await self._apply_in(
                 uow, child, model, state_from_json(child.state), event, actor=ENGINE, now=now
@@ -158,7 +186,7 @@ class Calls:
                 actor=ENGINE,
                 before={"status": child.status, "nodes": child.current_nodes},
                 after={"status": "cancelled", "parent": child.parent_instance_id},
-                reason="parent_ended",
+                reason=reason,
                 correlation_id=cid,
             )
         )
@@ -189,6 +217,14 @@ class Calls:
                 return "not_waiting"
             token, node = wait
             completed = child.status == "completed"
+            if isinstance(node, SubprocessNode):
+                output = dict(child.context) if completed else {}
+            else:
+                output = (
+                    {src: child.context.get(src) for src in node.out.values()} if completed else {}
+                )
+            failure = state_from_json(child.state).failure
+            error = failure.cause if failure and failure.reason_code == "business_error" else None
             event = ChildEnded(
                 at=now,
                 token_id=token.id,
@@ -196,9 +232,8 @@ class Calls:
                 attempt_group=token.attempt_group,
                 child_id=cid,
                 status=child.status,
-                output={src: child.context.get(src) for src in node.out.values()}
-                if completed
-                else {},
+                output=output,
+                error=error,
             )
             try:
                 await self._apply_in(uow, parent, model, state, event, actor=ENGINE, now=now)

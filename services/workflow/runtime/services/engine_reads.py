@@ -54,7 +54,7 @@ class EngineReads:
             version = await uow.versions.get(record.version_id)
             assert version is not None, "an instance always pins an existing version"
             self._versions[record.version_id] = version
-        return self.compiler.for_version(version)
+        return self.compiler.for_version(version, record.definition_key)
 
     async def _latest(self, uow: UnitOfWork, key: str) -> VersionRecord | None:
         """The newest published version; its schema is read once per process (a published
@@ -99,6 +99,6 @@ class EngineReads:
             for version_id in {first, *(m.to_version_id for m in migrations)}:
                 version = await uow.versions.get(version_id)
                 assert version is not None, "history only names published versions"
-                models[version_id] = self.compiler.for_version(version)
+                models[version_id] = self.compiler.for_version(version, record.definition_key)
         stored = state_from_json(record.state)
         return stored, replay_versions(models, first, events)

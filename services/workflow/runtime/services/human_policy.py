@@ -166,7 +166,7 @@ class TaskGuard:
     async def node(self, uow: UnitOfWork, record: InstanceRecord, node_id: str) -> Any:
         version = await uow.versions.get(record.version_id)
         assert version is not None
-        return self._compiler.for_version(version).nodes[node_id]
+        return self._compiler.for_version(version, record.definition_key).nodes[node_id]
 
     async def pin(self, store: HumanStore, reference: str) -> str:
         """``key`` -> ``key@<latest published>``; a pinned or unpublished reference is kept."""

@@ -187,7 +187,7 @@ class TaskService(TaskActionRunner):
             assert record is not None, "a task always belongs to an instance"
             version = await uow.versions.get(record.version_id)
             assert version is not None
-            model = self._compiler.for_version(version)
+            model = self._compiler.for_version(version, record.definition_key)
             node = model.nodes[task.node_id]
             await _ensure_documents(store, task, getattr(node, "documents", ()))
             values = submitted

@@ -49,11 +49,13 @@ class ModelCompiler:
             parse_definition(data), self.known, self._expressions, self._tables, stored=stored
         )
 
-    def for_version(self, version: VersionRecord) -> CompiledModel:
+    def for_version(self, version: VersionRecord, key: str | None = None) -> CompiledModel:
+        """The version's model, or with ``key`` (an instance's ``definition_key``) the model
+        of its embedded sub-process with that key, which the instance runs."""
         model = self._cache.get(version.id)
         if model is None:
             model = self._cache[version.id] = self.compile(version.schema, stored=True)
-        return model
+        return model if key is None else model.scope(key)
 
 
 class Publisher:

@@ -49,10 +49,15 @@ class Starter:
         *,
         instance_id: str | None = None,
         parent_instance_id: str | None = None,
+        embedded_in: str | None = None,
     ) -> InstanceRecord:
         """Resolve the version (``request.version``, else the newest published one), draw the
-        protocol number, store the started instance and its audit entry; nothing commits."""
-        if request.version is None:
+        protocol number, store the started instance and its audit entry; nothing commits.
+        ``embedded_in``: a version id whose embedded sub-process ``request.definition_key`` the
+        child runs."""
+        if embedded_in is not None:
+            version = await uow.versions.get(embedded_in)
+        elif request.version is None:
             version = await self._latest(uow, request.definition_key)
         else:
             version = await uow.versions.number(request.definition_key, request.version)
@@ -62,7 +67,7 @@ class Starter:
                 definition_key=request.definition_key,
                 version=request.version,
             )
-        model = self._compiler.for_version(version)
+        model = self._compiler.for_version(version, request.definition_key)
         defn = model.definition
         year = protocol_year(now, self._zone)
         tenant = request.tenant or self._tenant
