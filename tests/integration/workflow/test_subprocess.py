@@ -2,7 +2,7 @@
 as a child instance of the parent's own version, started with the parent's context, whose
 context comes back when it completes; its interrupting boundary timer cancels what runs inside
 and takes the timer's flow; a business error inside that the sub-process catches takes its
-error boundary event."""
+error boundary event. The definition is registered as drawn in BPMN and imported back."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from contracts.workflow.handlers import StepControl
 from contracts.workflow.types import StartRequest, StepInput, StepResult
 from core.clock import FixedClock
 from services.workflow.bootstrap import WorkflowService
+from services.workflow.definition.bpmn import export_bpmn, import_bpmn
 from services.workflow.runtime.services.calls import child_id
 from tests.fakes.boot import booted
 
@@ -92,7 +93,7 @@ class SubPlugin:
 
     @hookimpl
     def tramita_register_workflows(self, registry: Any) -> None:
-        registry.add(definition())
+        registry.add(import_bpmn(export_bpmn(definition())))  # as a modeler would publish it
 
 
 @pytest.fixture

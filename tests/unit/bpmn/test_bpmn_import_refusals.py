@@ -39,7 +39,7 @@ REFUSED_IN_PROCESS = {
         '<bpmn:scriptTask id="X1" scriptFormat="js"><bpmn:script>1</bpmn:script></bpmn:scriptTask>'
     ),
     "complexGateway": '<bpmn:complexGateway id="X1"/>',
-    "subProcess": '<bpmn:subProcess id="X1"><bpmn:startEvent id="inner"/></bpmn:subProcess>',
+    "subProcess-event": '<bpmn:subProcess id="X1" triggeredByEvent="true"/>',
     "adHocSubProcess": '<bpmn:adHocSubProcess id="X1"/>',
     "transaction": '<bpmn:transaction id="X1"/>',
     "businessRuleTask-dmn": '<bpmn:businessRuleTask id="X1"/>',

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import msgspec
+
 from contracts.errors import FieldError
 from services.workflow.definition.messages import N_
 
@@ -36,7 +38,7 @@ def _targets(node: Mapping[str, Any]) -> Iterator[tuple[str, object]]:
         yield f"branches[{index}].next", branch.get("next") if isinstance(branch, Mapping) else None
     if "default" in node:
         yield "default", node["default"]
-    routed = node.get("type") in ("service_task", "integration", "call")
+    routed = node.get("type") in ("service_task", "integration", "call", "subprocess")
     routes = node.get("errors") if routed else None
     for index, route in enumerate(routes if isinstance(routes, list) else []):
         if isinstance(route, Mapping) and "next" in route:
@@ -87,4 +89,7 @@ def check_exportable(definition: object) -> list[FieldError]:
                         N_("the reference does not name a node of this definition"),
                     )
                 )
+        if node.get("type") == "subprocess":  # its own nodes, ids unique among them
+            inner = check_exportable({"nodes": node.get("nodes")})
+            errors += [msgspec.structs.replace(e, path=f"{path}.{e.path}") for e in inner]
     return errors

@@ -25,6 +25,7 @@ def add_diagram(
     edges: Sequence[Edge],
     boundaries: Sequence[tuple[str, str]],
     exclusive: set[str],
+    collapsed: set[str] | frozenset[str] = frozenset(),
 ) -> None:
     """Append a ``bpmndi:BPMNDiagram`` laid out by :func:`layout.layout` to ``root``."""
     placed = layout(nodes, edges, boundaries)
@@ -36,6 +37,8 @@ def add_diagram(
         shape.set("bpmnElement", element_id)
         if element_id in exclusive:
             shape.set("isMarkerVisible", "true")
+        if element_id in collapsed:
+            shape.set("isExpanded", "false")  # its content is on a diagram of its own
         bounds = etree.SubElement(shape, q(DC, "Bounds"))
         for name, value in zip(("x", "y", "width", "height"), box, strict=True):
             bounds.set(name, str(value))

@@ -71,7 +71,6 @@ _CHOREOGRAPHY = N_("choreographies are outside the scope of an internal workflow
 REASONS: Final = {
     "scriptTask": N_("scripts run code, and Tramita never runs code from a diagram"),
     "complexGateway": N_("complex gateways are not supported"),
-    "subProcess": N_("subprocesses are planned for a later phase, not part of the v1 subset"),
     "adHocSubProcess": N_(
         "ad-hoc subprocesses are planned for a later phase, not part of the v1 subset"
     ),
@@ -183,7 +182,20 @@ def scan(root: Any, problems: Problems) -> Scan | None:
     if participant is not None and participant.get("processRef") not in (None, process.get("id")):
         _refuse(participant, problems, N_("its processRef names another process"))
     result = Scan(process, participant)
-    for child in process:
+    _sort(process, result, problems)
+    return result
+
+
+def scan_subprocess(element: Any, problems: Problems) -> Scan:
+    """The content of a ``bpmn:subProcess``, sorted like a process's."""
+    result = Scan(element, None)
+    _sort(element, result, problems)
+    return result
+
+
+def _sort(container: Any, result: Scan, problems: Problems) -> None:
+    sub_process = split(container.tag)[1] == "subProcess"
+    for child in container:
         namespace, local = split(child.tag)
         if namespace == TRAMITA:
             problems.add(
@@ -192,8 +204,16 @@ def scan(root: Any, problems: Problems) -> Scan | None:
                 N_("tramita:%(element)s must be inside extensionElements"),
                 element=local,
             )
-        elif namespace != BPMN or local in IGNORED_IN_PROCESS:
+        elif (
+            namespace != BPMN
+            or local in IGNORED_IN_PROCESS
+            or (sub_process and local in ("incoming", "outgoing"))
+        ):
             continue
+        elif local == "subProcess" and child.get("triggeredByEvent") == "true":
+            _refuse(child, problems, N_("event sub-processes are not supported"))
+            if child.get("id"):
+                result.refused.add(str(child.get("id")))
         elif local == "sequenceFlow":
             result.flows.append(child)
         elif local == "boundaryEvent":
@@ -204,4 +224,3 @@ def scan(root: Any, problems: Problems) -> Scan | None:
             _refuse(child, problems)
             if child.get("id"):
                 result.refused.add(str(child.get("id")))
-    return result

@@ -20,7 +20,7 @@ from .namespaces import BPMN, q
 from .nodes import apply_fields, event_definitions
 from .sources import Problems
 
-ROUTED_TYPES: Final = frozenset({"service_task", "integration", "call"})
+ROUTED_TYPES: Final = frozenset({"service_task", "integration", "call", "subprocess"})
 _CODE: Final = re.compile(r"^([a-z][a-z0-9_]{0,63}|\*)$")
 
 

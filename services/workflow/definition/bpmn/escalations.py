@@ -171,11 +171,13 @@ class EscalationWriter:
         self.events.append((event_id, queue))
         return event_id
 
-    def declare(self, root: Any) -> None:
+    def declare(self, root: Any, process: Any) -> None:
+        """The root ``bpmn:escalation`` of each queue, before the process."""
         for queue, escalation_id in self.declared.items():
-            element = etree.SubElement(root, q(BPMN, "escalation"), id=escalation_id)
+            element = etree.Element(q(BPMN, "escalation"), id=escalation_id)
             element.set("name", queue)
             element.set("escalationCode", queue)
+            process.addprevious(element)
 
     def write(self, process: Any, incoming: Mapping[str, list[str]]) -> None:
         for event_id, queue in self.events:

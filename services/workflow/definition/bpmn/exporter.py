@@ -28,6 +28,7 @@ from .layout import Edge, Kind
 from .multi_instance import write_marker
 from .namespaces import BPMN, CEL_LANGUAGE, EXPORT_NSMAP, TRAMITA, XSI, q
 from .nodes import ELEMENT_TYPES
+from .subprocesses import element_nodes
 from .writer import FieldWriter, xml_attribute_ok, xml_text_ok
 
 EXPORT_ELEMENTS: Final = {
@@ -47,6 +48,7 @@ EXPORT_ELEMENTS: Final = {
     "inclusive": "inclusiveGateway",
     "event_gateway": "eventBasedGateway",
     "call": "callActivity",
+    "subprocess": "subProcess",
 }
 _STRUCTURAL: Final = frozenset(
     {"id", "type", "name", "next", "outcomes", "branches", "default", "timers"}
@@ -99,14 +101,25 @@ def _timer_definition(parent: Any, data: Mapping[str, Any]) -> str | None:
 
 
 class _Exporter:
-    def __init__(self, definition: Mapping[str, Any]) -> None:
+    """One scope: the process, or (``node_ids``: element id → node id where they differ) the
+    content of a sub-process, sharing the document's ids and error declarations."""
+
+    def __init__(
+        self,
+        definition: Mapping[str, Any],
+        ids: IdAllocator | None = None,
+        error_ids: dict[str, str] | None = None,
+        node_ids: Mapping[str, str] | None = None,
+    ) -> None:
         self.definition = definition
         self.nodes: list[Mapping[str, Any]] = list(definition["nodes"])
-        self.ids = IdAllocator({str(n["id"]) for n in self.nodes})
+        self.ids = ids or IdAllocator({str(n["id"]) for n in self.nodes})
+        self.node_ids = node_ids or {}
+        self.inner: list[tuple[str, _Exporter]] = []
         self.flows: list[_Flow] = []
         self.boundaries: list[tuple[str, str, Mapping[str, Any]]] = []
         self.error_boundaries: list[tuple[str, str, Mapping[str, Any]]] = []
-        self.error_ids: dict[str, str] = {}
+        self.error_ids: dict[str, str] = {} if error_ids is None else error_ids
         self.incoming: dict[str, list[str]] = {}
         self.outgoing: dict[str, list[str]] = {}
         self.awaited: set[str] = set()
@@ -159,10 +172,15 @@ class _Exporter:
         self.error_boundaries.append((boundary_id, node_id, route))
         self._flow(boundary_id, str(route["next"]))
 
-    def declare_errors(self, root: Any) -> None:
-        """One root ``bpmn:error`` per routed code (before the process, as the XSD orders)."""
+    def declare_errors(self, root: Any, process: Any) -> None:
+        """One root ``bpmn:error`` per routed code, before the process."""
         for code, error_id in self.error_ids.items():
-            etree.SubElement(root, q(BPMN, "error"), id=error_id, name=code, errorCode=code)
+            element = etree.Element(q(BPMN, "error"), id=error_id, name=code, errorCode=code)
+            process.addprevious(element)
+
+    def scopes(self) -> list[_Exporter]:
+        """This scope and those of its sub-processes, depth first."""
+        return [self, *(s for _, inner in self.inner for s in inner.scopes())]
 
     def error_boundary(
         self, process: Any, boundary_id: str, task_id: str, route: Mapping[str, Any]
@@ -199,6 +217,8 @@ class _Exporter:
                 writer.attribute("type", str(node_type))
             else:
                 writer.property("type", node_type)
+        if node_id in self.node_ids:
+            writer.attribute("nodeId", self.node_ids[node_id])
         self._refs(element, node_id)
         if local == "userTask" and isinstance(node.get("multi"), Mapping):
             write_marker(element, node["multi"])
@@ -208,6 +228,9 @@ class _Exporter:
         if node_type == "end" and node.get("compensate") is True:
             etree.SubElement(element, q(BPMN, "compensateEventDefinition"))
             skip.add("compensate")
+        if node_type == "subprocess" and isinstance(node.get("nodes"), list):
+            skip.add("nodes")
+            self._subprocess(element, node_id, node["nodes"])
         if exportable_routes(node) is not None:
             skip.add("errors")
         called = node.get("definition")
@@ -223,6 +246,13 @@ class _Exporter:
                 element.set("default", default)
         writer.fields(node, skip)
         writer.finish()
+
+    def _subprocess(self, element: Any, node_id: str, nodes: list[Mapping[str, Any]]) -> None:
+        inner_nodes, original = element_nodes(node_id, nodes, self.ids)
+        inner = _Exporter({"nodes": inner_nodes}, self.ids, self.error_ids, original)
+        inner.collect()
+        inner.contents(element)
+        self.inner.append((node_id, inner))
 
     def boundary(
         self, process: Any, boundary_id: str, task_id: str, timer: Mapping[str, Any]
@@ -286,6 +316,11 @@ class _Exporter:
             skip.discard("format")
         writer.fields(definition, skip)
         writer.finish()
+        self.contents(process)
+        return process
+
+    def contents(self, process: Any) -> None:
+        """The scope's flow nodes, boundary events and sequence flows."""
         for node in self.nodes:
             self.node(process, node)
             for boundary_id, task_id, timer in self.boundaries:
@@ -300,7 +335,29 @@ class _Exporter:
         for flow in self.flows:
             self.sequence_flow(process, flow)
         self.compensations.associations(process)
-        return process
+
+    def diagram(self, root: Any, plane_of: str) -> None:
+        """This scope's diagram, then one per sub-process (collapsed in its parent's)."""
+        compensated, handlers, associations = self.compensations.shapes()
+        add_diagram(
+            root,
+            plane_of,
+            self.ids,
+            nodes=[
+                *((str(n["id"]), kind_of(n.get("type"))) for n in self.nodes),
+                *((event_id, "event") for event_id, _ in self.escalations.events),
+                *((task_id, "task") for task_id in handlers),
+            ],
+            edges=[*(Edge(f.id, f.source, f.target) for f in self.flows), *associations],
+            boundaries=[
+                *((b, t) for b, t, _ in [*self.boundaries, *self.error_boundaries]),
+                *compensated,
+            ],
+            exclusive={str(n["id"]) for n in self.nodes if n.get("type") == "exclusive"},
+            collapsed={node_id for node_id, _ in self.inner},
+        )
+        for node_id, inner in self.inner:
+            inner.diagram(root, node_id)
 
 
 def export_bpmn(definition: Mapping[str, Any]) -> bytes:
@@ -320,25 +377,10 @@ def export_bpmn(definition: Mapping[str, Any]) -> bytes:
     root.set("targetNamespace", "https://tramita.dev/definitions")
     root.set("exporter", "Tramita")
     root.set("exporterVersion", "1")
-    exporter.declare_errors(root)
-    exporter.escalations.declare(root)
     process = exporter.process(root)
-    compensated, handlers, associations = exporter.compensations.shapes()
-    add_diagram(
-        root,
-        process.get("id"),
-        exporter.ids,
-        nodes=[
-            *((str(n["id"]), kind_of(n.get("type"))) for n in exporter.nodes),
-            *((event_id, "event") for event_id, _ in exporter.escalations.events),
-            *((task_id, "task") for task_id in handlers),
-        ],
-        edges=[*(Edge(f.id, f.source, f.target) for f in exporter.flows), *associations],
-        boundaries=[
-            *((b, t) for b, t, _ in [*exporter.boundaries, *exporter.error_boundaries]),
-            *compensated,
-        ],
-        exclusive={str(n["id"]) for n in exporter.nodes if n.get("type") == "exclusive"},
-    )
+    exporter.declare_errors(root, process)
+    for scope in exporter.scopes():
+        scope.escalations.declare(root, process)
+    exporter.diagram(root, process.get("id"))
     body: bytes = etree.tostring(root, xml_declaration=False, encoding="UTF-8", pretty_print=True)
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + body

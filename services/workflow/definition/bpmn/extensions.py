@@ -40,7 +40,7 @@ SCALARS: Final = {
 #: definition-format list-of-strings fields, one ``<tramita:NAME>item</tramita:NAME>`` each.
 LISTS: Final = ("consumes", "produces", "requires", "searchable", "personal")
 #: attributes that steer the mapping itself rather than naming a field.
-CONTROL: Final = ("type", "publicLabel", "timerId", "outcome", "businessDays")
+CONTROL: Final = ("type", "publicLabel", "timerId", "nodeId", "outcome", "businessDays")
 
 _SCALAR_XML: Final = frozenset(SCALARS.values()) | frozenset(CONTROL)
 #: Vendor extensions that carry code: refused wherever they appear.

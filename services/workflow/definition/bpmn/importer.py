@@ -27,14 +27,14 @@ from services.workflow.definition.gaps import (
 from services.workflow.definition.messages import N_, NOT_VALID
 
 from .compensations import Compensations
-from .document import Scan, scan
+from .document import Scan, scan, scan_subprocess
 from .error_events import boundary_error, declared_errors
 from .escalations import attach_escalations, is_escalation_event, read_escalation
 from .expressions import first_child
 from .extensions import read_tramita
 from .flows import Endpoint, collapse_merges, wire
 from .ids import NODE_ID_MAX, NODE_ID_RE, IdAllocator, sanitise_key, sanitise_node_id
-from .namespaces import BPMN, q
+from .namespaces import BPMN, TRAMITA, q
 from .nodes import apply_fields, check_timing, event_definitions, map_node, read_timer
 from .safe_xml import DEFAULT_LIMITS, XmlLimits, parse_xml
 from .sources import Problems, SourceMap, origin_of, remap_errors
@@ -98,11 +98,19 @@ def _suggest(
 
 
 def _allocate_ids(elements: Sequence[Any]) -> dict[str, str]:
-    """BPMN id → node id. Ids already valid are kept first, so they never get a suffix."""
+    """BPMN id → node id. Ids already valid are kept first, so they never get a suffix; an
+    inner node of a sub-process exported under another element id names its own in
+    ``tramita:nodeId``."""
     allocator = IdAllocator(limit=NODE_ID_MAX)
     result: dict[str, str] = {}
     for element in elements:
+        own = element.get(q(TRAMITA, "nodeId"))
+        if own is not None and NODE_ID_RE.fullmatch(own) and own not in allocator:
+            result[str(element.get("id") or "")] = allocator.take(own)
+    for element in elements:
         raw = str(element.get("id") or "")
+        if raw in result:
+            continue
         if NODE_ID_RE.fullmatch(raw) and len(raw) <= NODE_ID_MAX and raw not in allocator:
             result[raw] = allocator.take(raw)
     for element in elements:
@@ -166,9 +174,32 @@ def _boundary_timer(
 def _convert(found: Scan, problems: Problems) -> Imported:
     definition = _header(found, problems)
     read_vendor(found.process, problems)
-    lanes = _lanes(found.process)
-    suggestions: list[Suggestion] = []
     sources = SourceMap(process=origin_of(found.process))
+    errors = declared_errors(found.process)
+    nodes, suggestions = _scope(found, problems, sources, errors, _lanes(found.process))
+    definition["nodes"] = nodes
+    kept = {n["id"] for n in definition["nodes"]}
+    for node_id in set(sources.nodes) - kept:
+        del sources.nodes[node_id]
+    return Imported(
+        definition=definition,
+        sources=sources,
+        suggestions=[s for s in suggestions if s.node in kept],
+        notes=problems.notes,
+    )
+
+
+def _scope(
+    found: Scan,
+    problems: Problems,
+    sources: SourceMap,
+    errors: dict[str, Any],
+    lanes: dict[str, str],
+) -> tuple[list[dict[str, Any]], list[Suggestion]]:
+    """The nodes of a process or of a sub-process (``found``), wired; a sub-process's own
+    nodes are imported the same way into its ``nodes`` (their suggestions and sources are
+    not kept: errors inside point at the sub-process element)."""
+    suggestions: list[Suggestion] = []
     ids = _allocate_ids(
         [
             e
@@ -204,6 +235,10 @@ def _convert(found: Scan, problems: Problems) -> Imported:
         if node is None:
             found.refused.add(raw)
             continue
+        if node["type"] == "subprocess":
+            inner = scan_subprocess(element, problems)
+            inner_sources = SourceMap(process=origin_of(element))
+            node["nodes"], _ = _scope(inner, problems, inner_sources, errors, lanes)
         suggestions += _suggest(element, node, lanes.get(raw), problems)
         if node["type"] == "start":
             starts.append(element)
@@ -216,7 +251,6 @@ def _convert(found: Scan, problems: Problems) -> Imported:
     if not starts:
         problems.add(found.process, "no_start", N_("the process has no plain start event"))
     timer_ids: dict[str, set[str]] = {}
-    errors = declared_errors(found.process)
     for element in [*found.boundaries, *found.flows]:
         read_vendor(element, problems)  # nothing to suggest there: only the notes
     for element in found.boundaries:
@@ -257,16 +291,7 @@ def _convert(found: Scan, problems: Problems) -> Imported:
     flows = compensations.attach(found.flows, found.process)
     flows = attach_escalations(flows, escalations, endpoints, found.refused, problems)
     wire(flows, endpoints, node_ids, found.refused, problems, sources)
-    definition["nodes"] = collapse_merges(nodes)
-    kept = {n["id"] for n in definition["nodes"]}
-    for node_id in set(sources.nodes) - kept:
-        del sources.nodes[node_id]
-    return Imported(
-        definition=definition,
-        sources=sources,
-        suggestions=[s for s in suggestions if s.node in kept],
-        notes=problems.notes,
-    )
+    return collapse_merges(nodes), suggestions
 
 
 def import_bpmn_with_sources(xml: bytes, limits: XmlLimits = DEFAULT_LIMITS) -> Imported:

@@ -37,6 +37,7 @@ ELEMENT_TYPES: Final[dict[str, tuple[str | None, frozenset[str] | None]]] = {
     "inclusiveGateway": ("inclusive", frozenset()),
     "eventBasedGateway": ("event_gateway", frozenset()),
     "callActivity": ("call", frozenset()),
+    "subProcess": ("subprocess", frozenset()),
     "intermediateCatchEvent": (None, frozenset()),
     "intermediateThrowEvent": (None, frozenset()),
 }
@@ -95,6 +96,8 @@ def event_definitions(element: Any, problems: Problems) -> list[Any] | None:
             continue
         elif local == MARKER and split(element.tag)[1] == "userTask":
             continue  # read by map_node (multi_instance.read_marker)
+        elif split(element.tag)[1] == "subProcess":
+            continue  # its content, sorted (and refused) like a process's by the importer
         elif local in EVENT_DEFINITIONS:
             found.append(child)
         else:

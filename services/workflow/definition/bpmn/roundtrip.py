@@ -25,9 +25,16 @@ def normalise(definition: Mapping[str, Any]) -> dict[str, Any]:
     result.setdefault("format", 1)
     if "name" not in result and isinstance(result.get("key"), str):
         result["name"] = result["key"]
-    for node in result.get("nodes") or []:
+    _nodes(result.get("nodes") or [])
+    return result
+
+
+def _nodes(nodes: list[Any]) -> None:
+    for node in nodes:
         if not isinstance(node, dict):
             continue
+        if node.get("type") == "subprocess" and isinstance(node.get("nodes"), list):
+            _nodes(node["nodes"])  # a sub-process's nodes, the same way
         if isinstance(node.get("next"), list) and len(node["next"]) == 1:
             node["next"] = node["next"][0]
         if node.get("type") == "exclusive":
@@ -35,4 +42,3 @@ def normalise(definition: Mapping[str, Any]) -> dict[str, Any]:
         for timer in node.get("timers") or []:
             if isinstance(timer, dict):
                 timer.setdefault("interrupting", True)
-    return result
