@@ -275,9 +275,8 @@ class CallNode(_NodeBase, tag="call", frozen=True, kw_only=True):
 
 
 class SubprocessNode(_NodeBase, tag="subprocess", frozen=True, kw_only=True):
-    """An embedded sub-process: ``nodes`` (its own start and ends) run as a child instance of
-    this version, started with a copy of this context, whose context is copied back when it
-    completes; ``timers`` and ``errors`` are its boundary events (see docs/definition-format)."""
+    """An embedded sub-process: its own ``nodes`` run as a child instance of this version;
+    ``timers`` and ``errors`` are its boundary events (docs/definition-format.md)."""
 
     nodes: Annotated[tuple[Node, ...], Meta(min_length=1)]
     next: str
@@ -389,17 +388,11 @@ class Definition(_Strict, frozen=True, kw_only=True):
     nodes: Annotated[tuple[Node, ...], Meta(min_length=1)]
 
 
-def node_type(node: Node) -> str:
-    """The ``type`` tag of a node, as written in the JSON."""
-    tag = type(node).__struct_config__.tag
-    assert isinstance(tag, str)
-    return tag
-
-
-# Re-exported: the canonical form lives in canonical.py and parsing in parsing.py (both need
-# Definition, defined above).
+# Re-exported: the canonical form lives in canonical.py, parsing in parsing.py and node tags
+# in tags.py (all need Definition or Node, defined above).
 from .canonical import LATE_FIELDS as LATE_FIELDS  # noqa: E402
 from .canonical import canonical_json as canonical_json  # noqa: E402
 from .canonical import checksum as checksum  # noqa: E402
 from .parsing import NOT_IN_FORMAT as NOT_IN_FORMAT  # noqa: E402
 from .parsing import parse_definition as parse_definition  # noqa: E402
+from .tags import node_type as node_type  # noqa: E402
