@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import msgspec
 import psycopg  # after the path set-up above
 
 from core import migrate
@@ -30,6 +31,7 @@ from core.clock import SystemClock
 from core.db import create_engine
 from core.plugins import PluginHost
 from services.workflow.persistence.inbox_repo import SqlInboxQuery
+from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.services.inbox import Inbox, InboxQuery, Keyset, encode_cursor
 
 ADMIN = os.environ.get("TRAMITA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
@@ -67,7 +69,7 @@ def _p(samples: list[float], q: float) -> float:
 
 async def _measure(url: str) -> dict[str, float]:
     engine = create_engine(url)
-    inbox = Inbox(SqlInboxQuery(engine), SystemClock())
+    inbox = Inbox(SqlInboxQuery(engine, SystemClock()), SystemClock())
     first = InboxQuery(queue="bench.queue5", status=("ready",), limit=50)
     async with engine.connect() as conn:
         from sqlalchemy import text
@@ -84,8 +86,17 @@ async def _measure(url: str) -> dict[str, float]:
     assert row is not None
     cursor = encode_cursor(Keyset(sort="due_at", value=row.due_at, id=str(row.id)))
     deep = InboxQuery(queue="bench.queue5", status=("ready",), limit=50, cursor=cursor)
+    # As the API and the pages ask: through the one visibility rule, which scopes by the
+    # viewer's tenant (issue #25 item 5) and by access level (every case here is public).
+    viewer = Viewer(user_id="00000000-0000-7000-8000-0000000000aa", tenant="default")
+    queries = (
+        ("first_page", first),
+        ("deep_page", deep),
+        ("first_page_scoped", msgspec.structs.replace(first, seen_by=viewer)),
+        ("deep_page_scoped", msgspec.structs.replace(deep, seen_by=viewer)),
+    )
     out: dict[str, float] = {}
-    for name, query in (("first_page", first), ("deep_page", deep)):
+    for name, query in queries:
         for _ in range(20):
             await inbox.page(query)
         samples = []
