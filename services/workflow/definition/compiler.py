@@ -21,6 +21,7 @@ from .messages import NOT_VALID
 from .model import (
     HUMAN_TYPES,
     ApprovalNode,
+    CallNode,
     DecisionTableNode,
     Definition,
     InclusiveNode,
@@ -125,7 +126,7 @@ def _durations(defn: Definition) -> dict[tuple[str, str], timedelta]:
     for node in defn.nodes:
         if isinstance(node, TimerNode) and node.duration is not None:
             out[(node.id, node.id)] = parse_duration(node.duration)
-        if isinstance(node, (*HUMAN_TYPES, SubprocessNode)):
+        if isinstance(node, (*HUMAN_TYPES, CallNode, SubprocessNode)):
             for timer in node.timers:
                 if timer.duration is not None:
                     out[(node.id, timer.id)] = parse_duration(timer.duration)

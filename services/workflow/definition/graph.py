@@ -65,7 +65,7 @@ def node_edges(node: Node) -> list[Edge]:
         for i, route in enumerate(node.errors):
             stored = (route.store,) if route.store else ()
             out.append(Edge(node.id, route.next, f"errors[{i}].next", "error", stored))
-    if isinstance(node, (*HUMAN_TYPES, SubprocessNode)):
+    if isinstance(node, (*HUMAN_TYPES, CallNode, SubprocessNode)):
         for i, timer in enumerate(node.timers):
             if timer.next is not None:
                 kind: EdgeKind = "interrupt" if timer.interrupting else "side"

@@ -272,6 +272,7 @@ class CallNode(_NodeBase, tag="call", frozen=True, kw_only=True):
     out: dict[ContextKey, ContextKey] = {}
     next: str
     errors: tuple[ErrorRoute, ...] = ()
+    timers: tuple[BoundaryTimer, ...] = ()
 
 
 class SubprocessNode(_NodeBase, tag="subprocess", frozen=True, kw_only=True):

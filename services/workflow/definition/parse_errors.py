@@ -167,7 +167,7 @@ def translate_validation_error(exc: msgspec.MsgspecError, raw: Any) -> FieldErro
                 "unknown_field",
                 N_(
                     "A %(type)s node cannot have boundary timers (`timers`); they are only "
-                    "allowed on approval, user_task, manual_task and subprocess nodes."
+                    "allowed on approval, user_task, manual_task, call and subprocess nodes."
                 ),
                 type=ntype,
             )

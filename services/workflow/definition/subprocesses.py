@@ -6,7 +6,8 @@ are validated and compiled as a definition keyed ``<parent key>.<node id>`` that
 parent's header (protocol prefix, subject type, personal keys, retention, access) and whose
 steps open their pending tasks in the parent's operators queue unless they name one. Its
 boundary timers carry the token away (interrupting, cancelling the child) or start a side
-path; they never escalate, since no task of this instance waits there.
+path; they never escalate, since no task of this instance waits there (the same holds for
+the boundary timers of a call activity, checked here too).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from contracts.errors import FieldError
 
 from .checks import Collector
 from .messages import N_
-from .model import WORK_TYPES, Definition, Node, SubprocessNode
+from .model import WORK_TYPES, CallNode, Definition, Node, SubprocessNode
 from .ports import KnownNames
 from .timer_checks import check_timer
 
@@ -54,9 +55,10 @@ def scope_errors(prefix: str, errors: list[FieldError]) -> list[FieldError]:
 
 
 def check_subprocesses(defn: Definition, known: KnownNames, out: Collector) -> None:
-    """Boundary timers of every sub-process: unique ids, a valid timing, a ``next``."""
+    """Boundary timers of every sub-process and call: unique ids, a valid timing, a ``next``
+    (the token waits for a child instance there, not on a task that could escalate)."""
     for i, node in enumerate(defn.nodes):
-        if not isinstance(node, SubprocessNode):
+        if not isinstance(node, SubprocessNode | CallNode):
             continue
         ids = Counter(t.id for t in node.timers)
         for k, timer in enumerate(node.timers):
@@ -77,8 +79,8 @@ def check_subprocesses(defn: Definition, known: KnownNames, out: Collector) -> N
                     f"timers[{k}].escalate_to",
                     "subprocess_escalate",
                     N_(
-                        "Timer `%(timer)s` on sub-process `%(node)s` cannot escalate: no task "
-                        "waits there. Give it `next`."
+                        "Timer `%(timer)s` on `%(node)s` cannot escalate: no task waits there. "
+                        "Give it `next`."
                     ),
                     timer=timer.id,
                 )

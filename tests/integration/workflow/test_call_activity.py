@@ -3,7 +3,8 @@ token starts a child of another definition in the same transaction (``in`` mappi
 resolved then and pinned), waits, and resumes with the ``out`` mapping when the child
 completes; the child inherits the parent's subject, not its business key; cancelling the
 parent cancels the child and closes its open dead letters; a child that does not complete takes the
-parent's ``child_failed`` route; the wait survives a restart."""
+parent's ``child_failed`` route; an interrupting boundary timer on the call cancels the child
+and takes its flow (drawn in BPMN too); the wait survives a restart."""
 
 from __future__ import annotations
 
@@ -71,6 +72,7 @@ def parent() -> dict[str, Any]:
                 "out": {"verdict": "result"},
                 "produces": ["verdict"],
                 "errors": [{"code": "child_failed", "next": "oops", "store": "why"}],
+                "timers": [{"id": "late", "duration": "P30D", "next": "oops"}],
                 "next": "after",
             },
             {"id": "after", "consumes": ["verdict"], **step},
@@ -234,6 +236,19 @@ async def test_a_child_that_does_not_complete_takes_the_parents_error_route(
     view = await service.engine.status(parent_id)
     assert view.status == "completed"
     assert view.context["why"] == {"code": "child_failed", "details": {"status": "cancelled"}}
+    assert plugin.recorder.taken == [("oops", None)]
+
+
+async def test_the_interrupting_timer_on_the_call_cancels_the_child_and_takes_its_flow(
+    service: WorkflowService, plugin: CallPlugin, clock: FixedClock
+) -> None:
+    parent_id, kid = await _call(service)
+    clock.advance(timedelta(days=31))
+    assert await service.engine.tick() == 1
+    assert (await service.engine.status(kid)).status == "cancelled"
+    await service.delivery.drain()  # the child's end reaches a parent that moved on
+    view = await service.engine.status(parent_id)
+    assert (view.status, "why" in view.context) == ("completed", False)
     assert plugin.recorder.taken == [("oops", None)]
 
 

@@ -76,7 +76,7 @@ def test_boundary_timers_on_a_service_task_are_refused_at_parse_time() -> None:
     error = _parse_error(doc)
     assert error.code == "unknown_field"
     assert error.path == "nodes[4] (reserve_stock).timers"
-    assert "only allowed on approval, user_task, manual_task and subprocess" in error.message
+    assert "only allowed on approval, user_task, manual_task, call and subprocess" in error.message
 
 
 def test_an_end_node_cannot_have_next() -> None:

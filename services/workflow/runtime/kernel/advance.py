@@ -226,7 +226,9 @@ class Run(Sagas):
         )
         self.boundary_timers(token_id, node, ag)
 
-    def boundary_timers(self, token_id: str, node: HumanNode | SubprocessNode, ag: int) -> None:
+    def boundary_timers(
+        self, token_id: str, node: HumanNode | CallNode | SubprocessNode, ag: int
+    ) -> None:
         """Start the boundary timers of the node where the token now waits."""
         for timer in node.timers:
             due = self.m.timer_durations.get((node.id, timer.id))

@@ -7,8 +7,9 @@ context); the engine starts the child in the same transaction. When the child en
 decides :class:`~.events.ChildEnded` on this instance: ``completed`` copies ``out`` and takes
 ``next``; any other end is the error ``child_failed``, routed like a handler's business error
 (``errors``), and without a route the instance fails (``child_failed``). An embedded
-``subprocess`` node does the same with the sub-process's own model in this version, the whole
-context as input, and starts the node's boundary timers. Pure.
+``subprocess`` node does the same with the sub-process's own model in this version and the
+whole context as input. Both start the node's boundary timers (a timer that takes the token
+away leaves the child to be cancelled by the engine). Pure.
 """
 
 from __future__ import annotations
@@ -60,3 +61,4 @@ def enter_call(run: Run, token_id: str, node: CallNode | SubprocessNode) -> None
             input=values,
         )
     )
+    run.boundary_timers(token_id, node, ag)

@@ -14,6 +14,7 @@ from contracts.errors import FieldError, Forbidden, ValidationFailed
 from services.workflow.definition.model import (
     HUMAN_TYPES,
     ApprovalNode,
+    CallNode,
     HumanNode,
     ManualTaskNode,
     SubprocessNode,
@@ -246,12 +247,12 @@ def timer_fired(run: Run, state: InstanceState, event: TimerFired) -> None:
         run.complete_node(token, None)
         run.move(run.win_race(token), node.next, "timer")
         return
-    assert isinstance(node, (*HUMAN_TYPES, SubprocessNode))
+    assert isinstance(node, (*HUMAN_TYPES, CallNode, SubprocessNode))
     timer = next(t for t in node.timers if t.id == event.timer_id)
     cause = f"timer:{timer.id}"
     if timer.interrupting:
         assert timer.next is not None
-        if not isinstance(node, SubprocessNode):  # its child is cancelled by the engine
+        if not isinstance(node, CallNode | SubprocessNode):  # the engine cancels its child
             run.close_task(token, "timer")
         run.move(token, timer.next, cause)
     elif timer.next is not None:
