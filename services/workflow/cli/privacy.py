@@ -17,6 +17,7 @@ from core.app import Platform
 from core.cli import run_async
 from core.cli_progress import Progress, announce
 from services.workflow.cli.text import gettext as _
+from services.workflow.definition.messages import N_
 from services.workflow.privacy import Privacy, PurgeReport, SubjectExport
 
 PROGRESS_EVERY = 100
@@ -84,6 +85,70 @@ def purge_cmd(dry_run: bool, as_json: bool, show_progress: bool) -> None:
     click.echo(done % {"instances": len(report.instances), "values": report.keys})
     for protocol in report.instances:
         click.echo(f"  {protocol}")
+
+
+async def _purge_tenant(
+    tenant: str, dry_run: bool, progress: Callable[[int], None]
+) -> tuple[int, dict[str, int]]:
+    from contracts.errors import ValidationFailed
+    from contracts.kernel import Actor
+    from services.workflow.persistence.tenant_purge import count_cases, purge_tenant
+
+    platform = await Platform.boot()
+    try:
+        if tenant == platform.settings.tenant:
+            raise ValidationFailed(
+                N_("the deployment's own tenant (TRAMITA_TENANT) cannot be purged"),
+                field="tenant",
+            )
+        cases = await count_cases(platform.database, tenant)
+        if dry_run:
+            return cases, {}
+        rows = await purge_tenant(
+            platform.database,
+            tenant,
+            audit=platform.audit,
+            actor=Actor.system("cli"),
+            progress=progress,
+        )
+        return cases, rows
+    finally:
+        await platform.close()
+
+
+@privacy_group.command("purge-tenant")
+@click.argument("tenant")
+@click.option("--dry-run", is_flag=True, help="Count the tenant's cases, change nothing.")
+@click.option("--yes", is_flag=True, help="Do it (without it, nothing is deleted).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option(
+    "--progress",
+    "show_progress",
+    is_flag=True,
+    help="Report the count on stderr as it goes (default: only on a terminal).",
+)
+def purge_tenant_cmd(
+    tenant: str, dry_run: bool, yes: bool, as_json: bool, show_progress: bool
+) -> None:
+    """Delete every case of TENANT (a body leaving the deployment); the audit log stays."""
+    if not dry_run and not yes:
+        raise click.UsageError(_("this deletes every case of the tenant: add --yes (or --dry-run)"))
+    line = _("deleted %(done)s cases…")
+    with Progress(
+        lambda done: line % {"done": done}, every=PROGRESS_EVERY, show=show_progress
+    ) as progress:
+        cases, rows = run_async(lambda: _purge_tenant(tenant, dry_run, progress.advance))
+    if as_json:
+        click.echo(msgspec.json.encode({"tenant": tenant, "cases": cases, "rows": rows}).decode())
+        return
+    done = (
+        _("would delete %(cases)s case(s) of %(tenant)s")
+        if dry_run
+        else _("deleted %(cases)s case(s) of %(tenant)s")
+    )
+    click.echo(done % {"cases": cases, "tenant": tenant})
+    for table, count in rows.items():
+        click.echo(f"  {table}: {count}")
 
 
 COMMANDS = [privacy_group]

@@ -327,3 +327,74 @@ async def test_on_the_pages_a_person_of_two_tenants_switches_between_them(api: A
     api.client.cookies.set("tramita_tenant", "sul")
     own = await api.client.get(f"/cms/workflow/instances/{cases['norte']['id']}")
     assert own.status_code == 200 and 'action="/cms/tenant"' not in own.text
+
+
+async def test_purging_a_tenant_removes_its_cases_and_nothing_else(
+    api: Api, database_url: str, monkeypatch: Any
+) -> None:
+    import sqlalchemy as sa
+
+    from core.audit_verify import verify_chain
+    from services.workflow.cli.privacy import privacy_group
+    from services.workflow.persistence import schema
+
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", database_url)
+    await _people(api)
+    cases = await _cases(api)
+    norte = cases["norte"]["id"]
+    restricted = await api.client.post(
+        f"/api/v1/instances/{norte}/access",
+        json={"level": "restricted", "ground": "lai.art31", "reason": "Dados pessoais"},
+        headers=api.auth("classifier-norte"),
+    )
+    assert restricted.status_code == 200, restricted.text
+    granted = await api.client.post(
+        f"/api/v1/instances/{norte}/access/grants",
+        json={"user_id": user_id(api, "starter-norte"), "reason": "Instrução"},
+        headers=api.auth("classifier-norte"),
+    )
+    assert granted.status_code == 201, granted.text
+
+    refused = await asyncio.to_thread(_cli, privacy_group, "purge-tenant", "norte")
+    own = await asyncio.to_thread(_cli, privacy_group, "purge-tenant", "default", "--yes")
+    dry = await asyncio.to_thread(_cli, privacy_group, "purge-tenant", "norte", "--dry-run")
+    assert refused.exit_code == 2 and own.exit_code == 1, (refused.output, own.output)
+    assert "1" in dry.output and dry.exit_code == 0, dry.output
+    still = await api.client.get(f"/api/v1/instances/{norte}", headers=api.auth("clerk-norte"))
+    assert still.status_code == 200  # neither a refusal nor a dry run deleted anything
+
+    done = await asyncio.to_thread(_cli, privacy_group, "purge-tenant", "norte", "--yes", "--json")
+    assert done.exit_code == 0, (done.output, done.exception)
+    report = __import__("json").loads(done.output)
+    assert report["cases"] == 1
+    for table in (
+        "workflow_instances",
+        "workflow_tasks",
+        "workflow_history",
+        "workflow_access",
+        "workflow_access_grants",
+    ):
+        assert report["rows"][table] >= 1, (table, report)
+
+    # Nothing of the purged case is left in any table that holds a case's rows.
+    async with api.platform.database.connect() as conn:
+        for table in schema.metadata.tables.values():
+            for column in (
+                ("instance_id", "id") if table.name == "workflow_instances" else ("instance_id",)
+            ):
+                if column in table.c:
+                    query = sa.select(sa.func.count()).where(table.c[column] == norte)
+                    assert (await conn.execute(query)).scalar_one() == 0, table.name
+        report_chain = await verify_chain(conn)
+    assert report_chain.ok, report_chain
+    gone = await api.client.get(f"/api/v1/instances/{norte}", headers=api.auth("classifier-norte"))
+    assert gone.status_code == 404
+    # The other tenant's case is whole.
+    sul = cases["sul"]["id"]
+    for route in API_ROUTES:
+        kept = await api.client.get(
+            f"/api/v1/instances/{sul}{route}", headers=api.auth("clerk-sul")
+        )
+        assert kept.status_code == 200, (route, kept.text)
+    tasks = await api.client.get(f"/api/v1/instances/{sul}/tasks", headers=api.auth("clerk-sul"))
+    assert [t["id"] for t in tasks.json()] == [cases["sul"]["task"]]
