@@ -46,6 +46,10 @@ def tramita_register_permissions(registry: PermissionRegistrar) -> None:
         "Set a case's access level and grant or revoke access to it; see restricted cases",
     )
     registry.add(
+        "workflow.tenants",
+        "Act for any tenant, or for every tenant at once (platform administration)",
+    )
+    registry.add(
         "workflow.tasks.forward_any",
         "Forward tasks into any active queue, also those one is not a member of",
     )

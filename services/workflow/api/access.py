@@ -20,12 +20,14 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 from litestar.params import FromPath, JSONBody
 
-from contracts.errors import NotFound
+from contracts.errors import NotFound, ValidationFailed
 from core.auth import USER_KEY as API_USER_KEY
 from core.auth import actor_of, authenticate, requires, tenant_for
 from core.page_session import PERMISSIONS_KEY, USER_KEY, session_user
+from core.tenancy import TENANT_HEADER
 from services.workflow.api.deps import platform_of
 from services.workflow.api.schemas import Reason
+from services.workflow.definition.messages import N_
 from services.workflow.handles import handles_of
 from services.workflow.runtime.ports.access import GrantRecord, Level
 from services.workflow.runtime.services.access import (
@@ -40,17 +42,39 @@ def access_of(connection: ASGIConnection[Any, Any, Any, Any]) -> AccessPolicy:
     return handles_of(platform_of(connection)).access
 
 
-def tenant_of(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
+TENANTS_PERMISSION = "workflow.tenants"
+EVERY_TENANT = "*"
+
+
+async def tenant_of(connection: ASGIConnection[Any, Any, Any, Any]) -> str | None:
     """The tenant the signed-in person (API token or page session, already authenticated)
-    acts for in this request (``core.auth.tenant_for``)."""
+    acts for in this request (``core.auth.tenant_for``). A platform administrator
+    (``workflow.tenants``) may name any tenant in ``X-Tramita-Tenant``, or ``*`` for every
+    tenant at once (``None``); anyone else naming one they do not work for gets 403."""
     state = connection.scope.get("state", {})
-    return tenant_for(connection, state.get(API_USER_KEY) or state.get(USER_KEY))
+    user = state.get(API_USER_KEY) or state.get(USER_KEY)
+    asked = connection.headers.get(TENANT_HEADER)
+    if asked and user is not None and asked not in getattr(user, "tenants", ()):
+        directory = platform_of(connection).directory
+        if await directory.has(user.id, TENANTS_PERMISSION):
+            return None if asked == EVERY_TENANT else asked
+    return tenant_for(connection, user)
+
+
+async def start_tenant(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
+    """The one tenant a case started in this request belongs to (``*`` names none)."""
+    tenant = await tenant_of(connection)
+    if tenant is None:
+        raise ValidationFailed(
+            N_("a case starts in one tenant: name it in X-Tramita-Tenant"), field="tenant"
+        )
+    return tenant
 
 
 async def viewer_for(connection: ASGIConnection[Any, Any, Any, Any], user_id: str) -> Viewer:
     """The person as the authorisation point sees them (``workflow.classify`` or not, and the
     tenant they act for); the pages' session already holds the person's permissions."""
-    tenant = tenant_of(connection)
+    tenant = await tenant_of(connection)
     cached = connection.scope.get("state", {}).get(PERMISSIONS_KEY)
     if cached is not None:
         return Viewer(user_id=user_id, tenant=tenant, classifier=CLASSIFY_PERMISSION in cached)
@@ -81,7 +105,7 @@ def _guard(
         access = access_of(connection)
         # Most cases are public: first ask without looking the person's permissions up, and
         # only on a refusal ask again as a classifier if they are one.
-        plain = Viewer(user_id=user.id, tenant=tenant_for(connection, user))
+        plain = Viewer(user_id=user.id, tenant=await tenant_of(connection))
         for key in found:
             try:
                 await _check(access, key, str(params[key]), plain)

@@ -14,7 +14,7 @@ from contracts.errors import BadRequest, Conflict, FieldError, NotFound, Validat
 from contracts.kernel import Actor
 from contracts.workflow.types import HistoryEntry, InstanceView, StartRequest
 from core.auth import actor_of, requires
-from services.workflow.api.access import access_of, tenant_of, viewer_for
+from services.workflow.api.access import access_of, start_tenant, viewer_for
 from services.workflow.api.deps import engine_of, platform_of, reads_of
 from services.workflow.api.schemas import (
     CancelBody,
@@ -49,7 +49,7 @@ class InstanceController(Controller):
                 subject=data.subject,
                 business_key=data.business_key,
                 actor=actor_of(request),
-                tenant=tenant_of(request),
+                tenant=await start_tenant(request),
             )
         )
 

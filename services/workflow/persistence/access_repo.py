@@ -85,12 +85,15 @@ def in_tenant(tenant: str, instance: Any = None) -> Any:
 
 
 def seen_by(viewer: Viewer, now: datetime, instance: Any = None) -> Any:
-    """The one rule as SQL: the case is of the viewer's tenant and :func:`visible_to` them;
-    nobody signed in (``user_id`` ``None``) sees public cases only."""
+    """The one rule as SQL: the case is of the viewer's tenant (any, for a viewer of every
+    tenant) and :func:`visible_to` them; nobody signed in (``user_id`` ``None``) sees public
+    cases only."""
     if viewer.user_id is None:
         sight = ~_protected(t.instances.c.id if instance is None else instance)
     else:
         sight = visible_to(viewer.user_id, classifier=viewer.classifier, now=now, instance=instance)
+    if viewer.tenant is None:  # a platform administrator acting for every tenant
+        return sight
     return sa.and_(in_tenant(viewer.tenant, instance), sight)
 
 

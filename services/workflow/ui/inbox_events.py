@@ -57,5 +57,5 @@ class InboxEventsController(Controller):
     @get("/", guards=[page_requires("workflow.tasks")])
     async def events(self, request: Request[Any, Any, Any]) -> ServerSentEvent:
         headers = {**SECURITY_HEADERS, "cache-control": "no-store", "x-accel-buffering": "no"}
-        viewer = Viewer(user_id=ui_actor(request).id, tenant=tenant_of(request))
+        viewer = Viewer(user_id=ui_actor(request).id, tenant=await tenant_of(request))
         return ServerSentEvent(changes(inbox_of(request), viewer), headers=headers)

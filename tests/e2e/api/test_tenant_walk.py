@@ -398,3 +398,41 @@ async def test_purging_a_tenant_removes_its_cases_and_nothing_else(
         assert kept.status_code == 200, (route, kept.text)
     tasks = await api.client.get(f"/api/v1/instances/{sul}/tasks", headers=api.auth("clerk-sul"))
     assert [t["id"] for t in tasks.json()] == [cases["sul"]["task"]]
+
+
+async def test_a_platform_administrator_acts_for_any_tenant_or_all(api: Api) -> None:
+    await _people(api)
+    cases = await _cases(api)
+    directory = api.platform.directory
+    await directory.ensure_profile(
+        "platform", "Platform", ["workflow.read", "workflow.start", "workflow.tenants"]
+    )
+    admin = await directory.create_user("platform", display_name="platform", profile="platform")
+    api.tokens["platform"] = issue_token(
+        api.platform.settings.secret_key, admin.id, now=api.platform.clock.now()
+    )
+    every = api.auth("platform", **{"X-Tramita-Tenant": "*"})
+    listed = await api.client.get("/api/v1/instances", headers=every)
+    assert listed.status_code == 200, listed.text
+    assert {i["id"] for i in listed.json()["items"]} >= {c["id"] for c in cases.values()}
+    for key, case in cases.items():
+        shown = await api.client.get(f"/api/v1/instances/{case['id']}", headers=every)
+        assert shown.status_code == 200, (key, shown.text)
+    only_sul = api.auth("platform", **{"X-Tramita-Tenant": "sul"})
+    norte = await api.client.get(f"/api/v1/instances/{cases['norte']['id']}", headers=only_sul)
+    sul = await api.client.get(f"/api/v1/instances/{cases['sul']['id']}", headers=only_sul)
+    assert (norte.status_code, sul.status_code) == (404, 200)
+    body = {"definition_key": "esic_like.request", "context": PERSONAL}
+    nowhere = await api.client.post("/api/v1/instances", json=body, headers=every)
+    assert nowhere.status_code == 422, nowhere.text
+    started = await api.client.post("/api/v1/instances", json=body, headers=only_sul)
+    assert started.status_code == 201, started.text
+    in_sul = await api.client.get(
+        f"/api/v1/instances/{started.json()['id']}", headers=api.auth("clerk-sul")
+    )
+    assert in_sul.status_code == 200
+    # Without the permission, '*' is a tenant one does not work for.
+    refused = await api.client.get(
+        "/api/v1/instances", headers=api.auth("classifier-sul", **{"X-Tramita-Tenant": "*"})
+    )
+    assert refused.status_code == 403

@@ -23,7 +23,8 @@ class Viewer(msgspec.Struct, frozen=True, kw_only=True):
     tenant does not exist for them)."""
 
     user_id: str | None
-    tenant: str
+    tenant: str | None
+    """``None``: every tenant (a platform administrator, ``workflow.tenants``)."""
     classifier: bool = False
 
 
