@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Annotated, Any
 from uuid import UUID
 
+import msgspec
 from litestar import Controller, Request, get, post
 from litestar.connection import ASGIConnection
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
@@ -17,7 +18,9 @@ from core.auth import actor_of, requires
 from services.workflow.api.access import access_of, start_tenant, viewer_for
 from services.workflow.api.deps import engine_of, platform_of, reads_of
 from services.workflow.api.schemas import (
+    CalledInstance,
     CancelBody,
+    InstanceDetail,
     InstancePage,
     MessageBody,
     PublicLink,
@@ -97,10 +100,10 @@ class InstanceController(Controller):
     @get("/{instance_id:uuid}", guards=[requires("workflow.read")])
     async def get_instance(
         self, request: Request[Any, Any, Any], instance_id: FromPath[UUID]
-    ) -> InstanceView:
+    ) -> InstanceDetail:
         """A restricted or secret case's opening is audited before it is returned."""
         await access_of(request).record_opening(str(instance_id), actor_of(request))
-        return await engine_of(request).status(str(instance_id))
+        return await _with_call_links(request, await engine_of(request).status(str(instance_id)))
 
     @get("/{instance_id:uuid}/history", guards=[requires("workflow.read")])
     async def history(
@@ -168,6 +171,21 @@ async def issue_public_link(
         after={"expires_at": until.isoformat()},
     )
     return PublicLink(token=token, path=f"/public/timeline/{token}", expires_at=until)
+
+
+async def _with_call_links(request: Request[Any, Any, Any], view: InstanceView) -> InstanceDetail:
+    """The instance with the parent and children the caller may see (the one visibility rule:
+    a parent or child they may not see is not named, not even by id)."""
+    reads = reads_of(request)
+    viewer = await viewer_for(request, actor_of(request).id)
+    parent = view.parent_instance_id
+    if parent is not None and await reads.linked_instance(parent, viewer) is None:
+        parent = None
+    children = await reads.called_instances(view.id, viewer)
+    return InstanceDetail(
+        **(msgspec.structs.asdict(view) | {"parent_instance_id": parent}),
+        children=[msgspec.convert(c, CalledInstance, from_attributes=True) for c in children],
+    )
 
 
 class MessageController(Controller):

@@ -8,7 +8,7 @@ from typing import Annotated, Any, ClassVar
 import msgspec
 from msgspec import Meta
 
-from contracts.workflow.types import SubjectRef
+from contracts.workflow.types import InstanceStatus, InstanceView, SubjectRef
 from core.numbers import INT32_MAX
 from services.workflow.reads.operations import DeadLetterView
 from services.workflow.reads.search import InstanceSummary
@@ -89,3 +89,20 @@ class InstancePage(msgspec.Struct, frozen=True, kw_only=True):
 class DeadLetterPage(msgspec.Struct, frozen=True, kw_only=True):
     items: list[DeadLetterView]
     next: str | None
+
+
+class CalledInstance(msgspec.Struct, frozen=True, kw_only=True):
+    """A case one of this instance's call activities started."""
+
+    id: str
+    protocol: str
+    definition_key: str
+    status: InstanceStatus
+
+
+class InstanceDetail(InstanceView, frozen=True, kw_only=True):
+    """An instance as ``GET /api/v1/instances/{id}`` shows it, with its call links: the parent
+    (``parent_instance_id``) and the ``children``, oldest first, only those the caller may see
+    (a parent they may not see is ``null``; a hidden child is not listed)."""
+
+    children: list[CalledInstance] = []

@@ -76,7 +76,14 @@ def _linked_query(*where: Any) -> sa.Select[Any]:
     """Instances as links (:class:`LinkedInstance`), with their definition's name."""
     c, d = t.instances.c, t.definitions.c
     return (
-        sa.select(c.id, c.protocol, d.name.label("definition_name"), c.status, c.started_at)
+        sa.select(
+            c.id,
+            c.protocol,
+            c.definition_key,
+            d.name.label("definition_name"),
+            c.status,
+            c.started_at,
+        )
         .join_from(t.instances, t.definitions, d.key == c.definition_key)
         .where(*where)
     )

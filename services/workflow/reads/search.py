@@ -60,6 +60,7 @@ class LinkedInstance(msgspec.Struct, frozen=True, kw_only=True):
 
     id: str
     protocol: str
+    definition_key: str
     definition_name: str
     status: str
     started_at: datetime

@@ -1,14 +1,16 @@
 """The link between a parent and the child its call activity started, on the staff instance
-page (issue #24), on both databases: the parent lists the child ("Processos chamados": protocol
-linking to it, its definition's name, status, start) and the child links back ("Chamado pelo
-processo"); a secret child is not listed to a person without a grant, not even as a name."""
+page and in ``GET /api/v1/instances/{id}`` (issue #24), on both databases: the parent lists the
+child ("Processos chamados": protocol linking to it, its definition's name, status, start; in the
+API its id, protocol, definition and status) and the child links back ("Chamado pelo processo";
+``parent_instance_id``); a secret child is not listed to a person without a grant, not even as a
+name."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from contracts.kernel import Actor
-from contracts.workflow.types import StartRequest
+from contracts.workflow.types import InstanceView, StartRequest
 from services.workflow.handles import handles_of
 from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.services.calls import child_id
@@ -60,9 +62,7 @@ async def _page(api: Api, instance_id: str) -> str:
     return shown.text
 
 
-async def test_parent_and_child_link_each_other_and_a_secret_child_is_not_listed(
-    api: Api,
-) -> None:
+async def _parent_and_child(api: Api) -> tuple[InstanceView, InstanceView]:
     engine = api.service.engine
     for flow in (_child(), _parent()):
         published = await api.client.post("/api/v1/workflows", json=flow, headers=api.auth())
@@ -71,6 +71,24 @@ async def test_parent_and_child_link_each_other_and_a_secret_child_is_not_listed
     (token,) = await engine.tokens(parent.id)
     child = await engine.status(child_id(parent.id, token.id, "sub", token.attempt_group))
     assert child.parent_instance_id == parent.id
+    return parent, child
+
+
+async def _classify(api: Api, instance_id: str, level: str = "secret") -> None:
+    await handles_of(api.platform).access.change(
+        instance_id,
+        level,
+        None if level == "public" else "lai.art23",
+        viewer=Viewer(tenant="default", user_id="clara", classifier=True),
+        actor=Actor(id="clara"),  # granted the case she makes secret; the reader is not
+        reason="Investigação em curso",
+    )
+
+
+async def test_parent_and_child_link_each_other_and_a_secret_child_is_not_listed(
+    api: Api,
+) -> None:
+    parent, child = await _parent_and_child(api)
 
     api.client.cookies.set(
         SESSION_COOKIE, str((await open_session(api.platform, user_id(api, "reader"))).value)
@@ -87,14 +105,34 @@ async def test_parent_and_child_link_each_other_and_a_secret_child_is_not_listed
     ), shown
     assert "Processos chamados" not in shown
 
-    await handles_of(api.platform).access.change(
-        child.id,
-        "secret",
-        "lai.art23",
-        viewer=Viewer(tenant="default", user_id="clara", classifier=True),
-        actor=Actor(id="clara"),  # granted the case she makes secret; the reader is not
-        reason="Investigação em curso",
-    )
+    await _classify(api, child.id)
     shown = await _page(api, parent.id)
     assert child.id not in shown and child.protocol not in shown
     assert "Processos chamados" not in shown and "Parecer jurídico" not in shown
+
+
+async def test_the_api_lists_the_visible_children_and_names_the_parent(api: Api) -> None:
+    parent, child = await _parent_and_child(api)
+    shown = await api.client.get(f"/api/v1/instances/{parent.id}", headers=api.auth("reader"))
+    assert shown.status_code == 200, shown.text
+    assert (shown.json()["parent_instance_id"], shown.json()["children"]) == (
+        None,
+        [
+            {
+                "id": child.id,
+                "protocol": child.protocol,
+                "definition_key": "link.child",
+                "status": "waiting",
+            }
+        ],
+    )
+    shown = await api.client.get(f"/api/v1/instances/{child.id}", headers=api.auth("reader"))
+    assert (shown.json()["parent_instance_id"], shown.json()["children"]) == (parent.id, [])
+
+    await _classify(api, child.id)
+    shown = await api.client.get(f"/api/v1/instances/{parent.id}", headers=api.auth("reader"))
+    assert shown.json()["children"] == []
+    await _classify(api, child.id, "public")
+    await _classify(api, parent.id)
+    shown = await api.client.get(f"/api/v1/instances/{child.id}", headers=api.auth("reader"))
+    assert shown.json()["parent_instance_id"] is None  # not named, not even by id
