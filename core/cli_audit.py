@@ -47,12 +47,17 @@ OPENED_TEXT = {
     "secret": N_("opened the secret case"),
 }
 """``case.opened`` by the level the entry recorded."""
+DOCUMENT_OPENED_TEXT = N_("opened the document %(document)s")
+"""``case.opened`` that names a ``document``: a restricted or secret document downloaded."""
 
 
 def read_text(entry: AuditEntry) -> str:
     """What the reader did, in the reader's language (the action itself when unknown)."""
+    after = entry.after or {}
+    if entry.action == CASE_OPENED and after.get("document"):
+        return _(DOCUMENT_OPENED_TEXT) % {"document": after["document"]}
     if entry.action == CASE_OPENED:
-        what = OPENED_TEXT.get(str((entry.after or {}).get("level")))
+        what = OPENED_TEXT.get(str(after.get("level")))
     else:
         what = READ_TEXT.get(entry.action)
     return _(what) if what else entry.action

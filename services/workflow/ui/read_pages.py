@@ -9,6 +9,7 @@ reader and the time, never what was read (a reveal keeps its justification).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from litestar import Controller, Request, Response, get, post
@@ -21,6 +22,7 @@ from services.workflow.reads.operations import AuditView, read_entries
 from services.workflow.runtime.services.case_reading import read_case
 from services.workflow.ui.actions import Action, perform, show
 from services.workflow.ui.deps import engine_of, reads_of
+from services.workflow.ui.documents import page_documents
 from services.workflow.ui.people import names_of
 from services.workflow.ui.web import page, page_requires, platform_of, ui_actor
 
@@ -34,12 +36,21 @@ OPENED_TEXT = {
     "secret": N_("Opened the secret case"),
 }
 """``case.opened`` (a restricted or secret case opened) by the level the entry recorded."""
+DOCUMENT_OPENED_TEXT = N_("Opened the document %(document)s")
+"""``case.opened`` that names a ``document``: a restricted or secret document downloaded."""
 
 
-def read_label(entry: AuditView) -> str:
-    """What the reader did, in the reader's language (the action itself when unknown)."""
+def read_label(entry: AuditView, documents: Mapping[str, str] | None = None) -> str:
+    """What the reader did, in the reader's language (the action itself when unknown); a
+    downloaded document by its name in ``documents`` (those the person may read), else its id."""
+    after = entry.after or {}
+    if entry.action == CASE_OPENED and after.get("document"):
+        document = str(after["document"])
+        return gettext(DOCUMENT_OPENED_TEXT) % {
+            "document": (documents or {}).get(document, document)
+        }
     if entry.action == CASE_OPENED:
-        text = OPENED_TEXT.get(str((entry.after or {}).get("level")))
+        text = OPENED_TEXT.get(str(after.get("level")))
     else:
         text = READ_TEXT.get(entry.action)
     return gettext(text) if text else entry.action
@@ -62,6 +73,7 @@ class InstanceReadsController(Controller):
             instance=instance,
             entries=entries,
             names=await names_of(request, [e.actor.id for e in entries]),
+            documents={d.id: d.filename for d in await page_documents(request, instance_id)},
             read_label=read_label,
         )
 

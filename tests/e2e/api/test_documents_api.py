@@ -3,12 +3,14 @@ documents' own access levels (issue #23 item 2) over the API, the pages and the 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from contracts.errors import NotFound
 from contracts.kernel import Actor
@@ -18,6 +20,7 @@ from core.app import Platform
 from core.audit import read_entries
 from core.audit_verify import verify_chain
 from core.auth import issue_token
+from core.cli_audit import reads_cmd
 from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
@@ -284,6 +287,32 @@ async def test_a_restricted_document_of_a_public_case_is_an_audited_opening(docs
     )
     assert [(r.entry.action, r.entry.actor.id, r.entry.after) for r in records] == [opened] * 2
     assert report.ok
+
+
+async def test_the_reads_list_a_document_download_as_the_documents_opening(
+    docs: Docs, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not as an opening of the case: the page names the document (by its id to an
+    administrator who may not read it) and ``tramita audit reads`` by its id, pt-BR and en."""
+    made = await docs.upload(
+        "clerk", PDF_BYTES, "laudo.pdf", level="restricted", ground="lai.art31"
+    )
+    doc = made.json()["id"]
+    got = await docs.client.get(f"/api/v1/documents/{doc}/content", headers=docs.auth("clerk"))
+    assert got.status_code == 200, got.text
+    reads = f"/cms/workflow/instances/{docs.case}/reads"
+    await _sign_in(docs, "keeper")  # workflow.admin, not involved: the document is hidden to them
+    shown = await docs.client.get(reads, headers={"accept-language": "pt-BR"})
+    assert f"Abriu o documento {doc}" in shown.text and "Abriu o caso" not in shown.text
+    await service_of(docs.platform).catalog.add_member(
+        "docs.clerks", docs.users["keeper"], actor=Actor.system("test")
+    )
+    shown = await docs.client.get(reads, headers={"accept-language": "en"})
+    assert "Opened the document laudo.pdf" in shown.text, shown.text
+
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", database_url)
+    listed = await asyncio.to_thread(CliRunner().invoke, reads_cmd, ["--instance", docs.case])
+    assert listed.output.count(f"abriu o documento {doc}") == 1, listed.output
 
 
 async def _sign_in(docs: Docs, user: str) -> str:
