@@ -119,6 +119,14 @@ def test_refusal_names_the_element_and_why() -> None:
     ]
 
 
+def test_a_transaction_is_refused_without_naming_compensation_as_missing() -> None:
+    xml = document(START + '<bpmn:transaction id="X1"/>')
+    assert refusal(xml) == [
+        'bpmn:transaction id="X1" line 6 | bpmn.unsupported.element | bpmn:transaction is '
+        "outside the BPMN subset Tramita imports (transactions are not supported)"
+    ]
+
+
 def test_every_problem_is_reported_at_once() -> None:
     xml = document(START + '<bpmn:scriptTask id="a"/>\n<bpmn:complexGateway id="b"/>')
     assert len(refusal(xml)) == 2

@@ -74,9 +74,7 @@ REASONS: Final = {
     "adHocSubProcess": N_(
         "ad-hoc subprocesses are planned for a later phase, not part of the v1 subset"
     ),
-    "transaction": N_(
-        "transactions and compensation are planned for a later phase, not part of the v1 subset"
-    ),
+    "transaction": N_("transactions are not supported"),
     "choreography": _CHOREOGRAPHY,
     "choreographyTask": _CHOREOGRAPHY,
     "callChoreography": _CHOREOGRAPHY,
