@@ -27,7 +27,7 @@ from services.workflow.api.deadlines import deadlines_of
 from services.workflow.api.instances import issue_public_link
 from services.workflow.api.migrations import migrator_of
 from services.workflow.ui.actions import Action, Choice, perform, show
-from services.workflow.ui.deps import engine_of, reads_of
+from services.workflow.ui.deps import engine_of
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 INSTANCES = "/cms/workflow/instances"
@@ -78,9 +78,9 @@ def _cancel(view: InstanceView) -> Action:
 
 
 async def _repair(request: Request[Any, Any, Any], view: InstanceView) -> Action:
-    tokens = await engine_of(request).tokens(view.id)
-    document = await reads_of(request).version(view.definition_key, view.definition_version)
-    nodes = (document.definition.get("nodes") if document else None) or []
+    engine = engine_of(request)
+    tokens = await engine.tokens(view.id)
+    nodes = (await engine.definition_document(view.id)).get("nodes") or []
     targets = [
         (str(n["id"]), f"{n.get('name') or n['id']} ({n['id']})")
         for n in nodes

@@ -14,7 +14,7 @@ from litestar import Request
 
 from contracts.workflow.types import HistoryEntry, InstanceView
 from core.i18n import gettext
-from services.workflow.ui.deps import reads_of
+from services.workflow.ui.deps import engine_of
 from services.workflow.ui.labels import event_label, outcome_label
 
 OutcomeNames = Mapping[str, Mapping[str, str]]
@@ -35,9 +35,9 @@ def outcome_names(definition: Mapping[str, Any] | None) -> dict[str, dict[str, s
 
 
 async def outcome_names_of(request: Request[Any, Any, Any], view: InstanceView) -> OutcomeNames:
-    """The outcome names of the version the instance is pinned to."""
-    document = await reads_of(request).version(view.definition_key, view.definition_version)
-    return outcome_names(document.definition if document is not None else None)
+    """The outcome names of the definition the instance runs (its pinned version's, or its
+    embedded sub-process's)."""
+    return outcome_names(await engine_of(request).definition_document(view.id))
 
 
 def outcome_text(names: OutcomeNames, node_id: str | None, outcome: str) -> str:

@@ -4,10 +4,13 @@ model of the version it pins (read and compiled once per process: versions never
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
+
+import msgspec
 
 from contracts.errors import NotFound
 from contracts.workflow.types import HistoryEntry, InstanceView, TaskView
-from services.workflow.definition import CompiledModel
+from services.workflow.definition import CompiledModel, canonical_json
 from services.workflow.definition.messages import N_
 from services.workflow.runtime.kernel.events import Event, Migrated
 from services.workflow.runtime.kernel.state import InstanceState, Token
@@ -55,6 +58,16 @@ class EngineReads:
             assert version is not None, "an instance always pins an existing version"
             self._versions[record.version_id] = version
         return self.compiler.for_version(version, record.definition_key)
+
+    async def definition_document(self, instance_id: str) -> dict[str, Any]:
+        """The definition the instance runs, shaped as a version's stored document: its pinned
+        version's, or for the child of an embedded sub-process (``definition_key``
+        ``<key>.<node id>``, no version of its own) that sub-process's, through
+        :meth:`model_of` as the engine reads it. Pages read step and outcome names here."""
+        async with self._uow() as uow:
+            model = await self.model_of(uow, await self._get(uow, instance_id))
+        document: dict[str, Any] = msgspec.json.decode(canonical_json(model.definition))
+        return document
 
     async def _latest(self, uow: UnitOfWork, key: str) -> VersionRecord | None:
         """The newest published version; its schema is read once per process (a published
