@@ -73,8 +73,10 @@ def _summary(row: Any) -> InstanceSummary:
 
 
 def _linked_query(*where: Any) -> sa.Select[Any]:
-    """Instances as links (:class:`LinkedInstance`), with their definition's name."""
-    c, d = t.instances.c, t.definitions.c
+    """Instances as links (:class:`LinkedInstance`), with the name of the definition of the
+    version they pin: an embedded sub-process's child (``definition_key`` ``<key>.<node id>``,
+    which no definition row carries) is named by the definition that holds it."""
+    c, v, d = t.instances.c, t.versions.c, t.definitions.c
     return (
         sa.select(
             c.id,
@@ -84,7 +86,8 @@ def _linked_query(*where: Any) -> sa.Select[Any]:
             c.status,
             c.started_at,
         )
-        .join_from(t.instances, t.definitions, d.key == c.definition_key)
+        .join_from(t.instances, t.versions, v.id == c.version_id)
+        .join(t.definitions, d.id == v.definition_id)
         .where(*where)
     )
 

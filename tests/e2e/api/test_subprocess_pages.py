@@ -1,7 +1,8 @@
 """The pages of an embedded sub-process's child, on SQLite and PostgreSQL (issue #24): the
 child runs the sub-process's nodes under the key ``<key>.<node id>``, which no version row
 carries, and its task page and repair form still read that sub-process's definition — the
-inner task's name, the outcome names it gives and the inner steps."""
+inner task's name, the outcome names it gives and the inner steps — and the parent's page
+and the API's view of it list it among the processes it started."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from litestar.testing import AsyncTestClient
 from contracts.hookspecs import hookimpl
 from contracts.workflow.types import StartRequest
 from core.app import Platform
+from core.auth import issue_token
 from core.clock import FixedClock
 from core.ids import SequentialIdGen
 from core.plugins import PluginHost
@@ -58,8 +60,10 @@ async def client(
         await platform.directory.ensure_profile("admin", "Admin", ALL_WORKFLOW)
         user = await platform.directory.create_user("admin-user", display_name="A", profile="admin")
         session = await open_session(platform, user.id)
+        token = issue_token(platform.settings.secret_key, user.id, now=platform.clock.now())
         async with client_for(platform) as http:
-            http.cookies.set(SESSION_COOKIE, str(session.value))
+            http.cookies.set(SESSION_COOKIE, str(session.value))  # the pages
+            http.headers["Authorization"] = f"Bearer {token}"  # the API
             yield platform, http
     finally:
         await platform.close()
@@ -75,7 +79,7 @@ def _buttons(html: str) -> dict[str, str]:
     return dict(found)
 
 
-async def test_a_subprocess_childs_task_page_and_repair_form_read_its_definition(
+async def test_a_subprocess_childs_pages_read_its_definition_and_its_parent_lists_it(
     client: tuple[Platform, AsyncTestClient[Any]],
 ) -> None:
     platform, http = client
@@ -99,3 +103,8 @@ async def test_a_subprocess_childs_task_page_and_repair_form_read_its_definition
     steps = re.findall(r'<option value="(\w+)"[^>]*>([^<]*)</option>', repair.text)
     assert ("review", "Conferir (review)") in steps
     assert {"check", "review", "end"} <= {value for value, _ in steps}
+
+    case = await http.get(f"/cms/workflow/instances/{parent.id}")  # lists the child it runs
+    assert f'<a href="/cms/workflow/instances/{kid}">' in case.text
+    shown = await http.get(f"/api/v1/instances/{parent.id}")
+    assert [c["id"] for c in shown.json()["children"]] == [kid]
