@@ -17,6 +17,7 @@ UNGUARDED_PREFIXES = (
     "/metrics",
     "/cms/login",
     "/cms/logout",
+    "/cms/tenant",  # any signed-in person switches among their own tenants (session_user)
     "/portal",
     "/static",
     "/lang/",
