@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Final
 
 from .checks import Collector
 from .messages import N_
@@ -23,6 +24,21 @@ from .model import (
 )
 from .ports import BUILTIN_QUEUES, KnownNames
 from .timer_checks import check_deadline, check_duration, check_timer
+
+UNCOMPENSATED: Final = frozenset(
+    str(kind.__struct_config__.tag) for kind in (*INLINE_TYPES, TimerNode)
+)
+"""The node types that do no work a compensation could undo: the engine runs them inline, or
+they only wait."""
+NOT_COMPENSABLE: Final = N_(
+    "Node `%(node)s` is a %(type)s node, which does no work that could be compensated."
+)
+
+
+def compensable(kind: str) -> bool:
+    """Whether a node of type ``kind`` may name a ``compensation`` (else
+    ``compensation_not_allowed``; the draft editor refuses the same with this rule)."""
+    return kind not in UNCOMPENSATED
 
 
 def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
@@ -142,17 +158,9 @@ def check_nodes(defn: Definition, known: KnownNames, out: Collector) -> None:
                 handler=handler,
             )
         if node.compensation is not None:
-            if isinstance(node, (*INLINE_TYPES, TimerNode)):
+            if not compensable(kind):
                 out.at(
-                    i,
-                    nid,
-                    "compensation",
-                    "compensation_not_allowed",
-                    N_(
-                        "Node `%(node)s` is a %(type)s node, which does no work that could be "
-                        "compensated."
-                    ),
-                    type=kind,
+                    i, nid, "compensation", "compensation_not_allowed", NOT_COMPENSABLE, type=kind
                 )
             elif node.compensation not in known.handlers:
                 out.at(
