@@ -72,8 +72,9 @@ class Editor:
         return await self.ok(f"/nodes/{source}/connect", target=target, **fields)
 
 
-async def _copied_draft(api: Api) -> Editor:
-    await api.service.engine.publisher.publish(BASE_VERSION, actor=Actor(id="designer"))
+async def _copied_draft(api: Api, version: dict[str, Any] = BASE_VERSION) -> Editor:
+    """A draft copied from ``version``, published first as version 1 of its key."""
+    await api.service.engine.publisher.publish(version, actor=Actor(id="designer"))
     session = await open_session(api.platform, user_id(api, "admin"))
     api.client.cookies.set(SESSION_COOKIE, str(session.value))
     response = await api.client.get(f"{DRAFTS}/new")
@@ -81,7 +82,7 @@ async def _copied_draft(api: Api) -> Editor:
     headers = {"x-csrftoken": api.client.cookies["tramita_csrf"], "accept-language": "pt-BR"}
     created = await api.client.post(
         f"{DRAFTS}/from-version",
-        data={"version": f"{KEY}@1"},
+        data={"version": f"{version['key']}@1"},
         headers=headers,
         follow_redirects=False,
     )

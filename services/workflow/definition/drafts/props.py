@@ -31,6 +31,7 @@ from services.workflow.definition.drafts.ops import (
     timers_of,
 )
 from services.workflow.definition.durations import DurationError, parse_duration
+from services.workflow.definition.node_checks import NOT_COMPENSABLE, compensable
 
 WORK: Final = ("validation", "service_task", "integration", "notification", "decision_table")
 RESULTS: Final = ("completed", "rejected", "expired", "failed")
@@ -41,13 +42,13 @@ PROPERTIES: Final[Mapping[str, tuple[str, ...]]] = {
     "approval": ("name", "queue", "form_key", "form_version"),
     "user_task": ("name", "queue", "form_key", "form_version"),
     "manual_task": ("name", "queue"),
-    "service_task": ("name", "handler", "queue", "pending_queue"),
-    "integration": ("name", "handler", "queue", "pending_queue"),
-    "notification": ("name", "handler", "template", "pending_queue"),
+    "service_task": ("name", "handler", "compensation", "queue", "pending_queue"),
+    "integration": ("name", "handler", "compensation", "queue", "pending_queue"),
+    "notification": ("name", "handler", "compensation", "template", "pending_queue"),
     "validation": ("name", "pending_queue"),
     "decision_table": ("name", "pending_queue"),
     "timer": ("name", "duration", "business_days", "until"),
-    "end": ("name", "result"),
+    "end": ("name", "result", "compensate"),
 }
 """The properties form of each node type; any other type has only its name."""
 
@@ -67,12 +68,14 @@ def current_properties(node: Mapping[str, Any]) -> dict[str, str]:
         "form_key": key,
         "form_version": version,
         "handler": node.get("handler"),
+        "compensation": node.get("compensation"),
         "template": node.get("template"),
         "pending_queue": failure.get("pending_queue"),
         "duration": node.get("duration"),
         "business_days": node.get("business_days"),
         "until": node.get("until"),
         "result": node.get("result") or ("completed" if node.get("type") == "end" else None),
+        "compensate": "true" if node.get("compensate") is True else None,
     }
     return {k: "" if v is None else str(v) for k, v in values.items()}
 
@@ -117,11 +120,18 @@ def set_header(document: Mapping[str, Any], name: str, prefix: str, description:
 
 
 def set_properties(document: Mapping[str, Any], node_id: str, values: Mapping[str, str]) -> Applied:
-    """Write the properties form of the node's type; an empty field removes the property."""
+    """Write the properties form of the node's type; an empty field removes the property.
+
+    ``compensate`` is a checkbox (``"true"`` or absent). A ``compensation`` sent for a type the
+    format refuses it on is refused with the definition check's own rule and sentence, even
+    though the form does not offer it there."""
     kind = str(find(document, node_id).get("type"))
     fields = property_fields(kind)
     given = {f: values.get(f, "").strip() for f in fields}
-    refuse_if({f: _property_error(f, v, given) for f, v in given.items()})
+    errors = {f: _property_error(f, v, given) for f, v in given.items()}
+    if values.get("compensation", "").strip() and not compensable(kind):
+        errors["compensation"] = gettext(NOT_COMPENSABLE) % {"node": node_id, "type": kind}
+    refuse_if(errors)
     doc = copy.deepcopy(dict(document))
     node = find(doc, node_id)
     for field, value in given.items():
@@ -132,7 +142,7 @@ def set_properties(document: Mapping[str, Any], node_id: str, values: Mapping[st
 def _property_error(field: str, value: str, given: Mapping[str, str]) -> str | None:
     if not value:
         return None
-    if field in ("queue", "handler", "form_key", "pending_queue"):
+    if field in ("queue", "handler", "compensation", "form_key", "pending_queue"):
         return check_dotted(value)
     if field == "name":
         return gettext("Name too long (up to 200).") if len(value) > MAX_NAME else None
@@ -185,6 +195,8 @@ def _write_property(node: Node, field: str, value: str, given: Mapping[str, str]
         _put(node, "failure", failure)
     elif field == "business_days":
         _put(node, field, int(value) if value else None)
+    elif field == "compensate":
+        _put(node, field, True if value == "true" else None)
     elif field != "form_version":
         _put(node, field, value)
 
