@@ -17,14 +17,27 @@ as SQLAlchemy's own compiled cache would.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
+from uuid import UUID
 
 from sqlalchemy.engine import Dialect
-from sqlalchemy.exc import DBAPIError, StatementError
+from sqlalchemy.exc import DBAPIError, InvalidRequestError, StatementError
 
 if TYPE_CHECKING:  # psycopg is imported where it is used: SQLite never loads it
     import psycopg
+
+
+class _Slot(NamedTuple):
+    """One parameter of a compiled statement, resolved as ``construct_params`` would."""
+
+    key: str
+    name: str
+    required: bool
+    constant: Any
+    processor: Callable[[Any], Any] | None
 
 
 class _Form(NamedTuple):
@@ -35,6 +48,19 @@ class _Form(NamedTuple):
     """Each parameter's name and SQLAlchemy bind processor (JSON, UTC datetimes, ...)."""
     defaults: tuple[tuple[str, Any], ...]
     """Columns an INSERT fills with a Python-side scalar default when no value is given."""
+    slots: tuple[_Slot, ...] | None
+    """Each distinct parameter once (None: the statement takes mogrify's way, see ``_slots``)."""
+    fragments: tuple[bytes, ...]
+    """The UTF-8 SQL around the placeholders, ``%%`` unescaped: a literal goes between each."""
+    order: tuple[int, ...]
+    """For each placeholder, in order, the index of its slot."""
+    template: bytes
+    """``fragments`` joined by ``%s`` (their own ``%`` doubled), for ``bytes %``."""
+    in_order: bool
+    """Whether each slot appears once, in slot order (``order`` is then not needed)."""
+    values_at: int | None
+    """An INSERT of one VALUES tuple that ends the statement: where that tuple starts in
+    ``fragments[0]``, so that rows can share one ``INSERT ... VALUES (...), (...)``."""
 
 
 class NotRenderable(Exception):
@@ -46,6 +72,10 @@ _FORMS: dict[tuple[int, tuple[str, ...]], tuple[Any, _Form | None]] = {}
 """Compiled forms by statement identity and parameter names; the entry keeps its statement
 alive, so its id cannot be reused while it is cached. ``None``: not renderable."""
 _MAX_FORMS = 512
+_REPEATING = frozenset({str, int, bool, datetime, date, UUID})
+_SHORT = 64
+_MISSING = object()
+_PLACEHOLDER = re.compile(r"%(?:\((?P<name>[^)]+)\)s|%)")
 
 
 def _form(statement: Any, keys: tuple[str, ...], dialect: Dialect) -> _Form:
@@ -75,7 +105,76 @@ def _compile(statement: Any, keys: tuple[str, ...], dialect: Dialect) -> _Form |
         if default is None or not default.is_scalar:
             return None  # a default computed per row
         defaults.append((column.key, default.arg))
-    return _Form(compiled, compiled.string, tuple(processors), tuple(defaults))
+    form = _Form(
+        compiled,
+        compiled.string,
+        tuple(processors),
+        tuple(defaults),
+        None,
+        (),
+        (),
+        b"",
+        False,
+        None,
+    )
+    return _template(form, dialect)
+
+
+def _template(form: _Form, dialect: Dialect) -> _Form:
+    """The statement split around its placeholders, each parameter resolved once: a row is
+    then rendered by quoting its values alone (``_render_fast``), without SQLAlchemy's
+    ``construct_params`` and psycopg's ``mogrify`` per statement, whose set-up (a new
+    transformer, its adapters looked up again, the parameters re-validated) cost more than the
+    quoting. A statement this does not cover (escaped bind names, a callable value, a ``%``
+    that is no placeholder) keeps the general way."""
+    compiled = form.compiled
+    if compiled.escaped_bind_names:
+        return form
+    slots: dict[str, _Slot] = {}
+    for bind, name in compiled.bind_names.items():
+        if bind.callable is not None:
+            return form
+        processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
+        slots[name] = _Slot(bind.key, name, bind.required, bind.value, processor)
+    if "%" in _PLACEHOLDER.sub("", form.sql):
+        return form
+    index = {name: i for i, name in enumerate(slots)}
+    fragments, order, pending, last = [], [], [], 0
+    for match in _PLACEHOLDER.finditer(form.sql):
+        pending.append(form.sql[last : match.start()])
+        last = match.end()
+        name = match.group("name")
+        if name is None:
+            pending.append("%")
+            continue
+        if name not in index:
+            return form
+        fragments.append("".join(pending).encode())
+        order.append(index[name])
+        pending = []
+    pending.append(form.sql[last:])
+    fragments.append("".join(pending).encode())
+    values_at = None
+    head = fragments[0]
+    if (
+        compiled.isinsert
+        and not compiled.effective_returning
+        and len(fragments) > 1
+        and head.count(b" VALUES (") == 1
+        and head.endswith(b" VALUES (")
+        and fragments[-1].endswith(b")")
+        and all(f.count(b"(") + f.count(b")") == 0 for f in fragments[1:-1])
+        and fragments[-1].count(b"(") + fragments[-1].count(b")") == 1
+    ):
+        values_at = head.index(b" VALUES (") + len(b" VALUES ")
+    return form._replace(
+        slots=tuple(slots.values()),
+        fragments=tuple(fragments),
+        order=tuple(order),
+        template=b"%s".join(f.replace(b"%", b"%%") for f in fragments),
+        in_order=order == list(range(len(slots))),
+        values_at=values_at,
+    )
 
 
 def renderable(statement: Any, parameters: Any, dialect: Dialect) -> bool:
@@ -87,15 +186,52 @@ def renderable(statement: Any, parameters: Any, dialect: Dialect) -> bool:
     return True
 
 
-def render(
-    cursor: psycopg.AsyncClientCursor[Any], statement: Any, parameters: Any, dialect: Dialect
-) -> list[bytes]:
-    """The statement once per parameter row, its values quoted as literals."""
-    rows: Sequence[dict[str, Any]] = parameters if isinstance(parameters, list) else [parameters]
-    encoding = cursor.connection.info.encoding  # mogrify gives text in the client encoding
-    out: list[bytes] = []
-    for row in rows:
-        form = _form(statement, tuple(sorted(row)), dialect)
+class Renderer:
+    """Renders statements with their values quoted as literals, by psycopg's adapters (the
+    same escaping as ``ClientCursor.mogrify``), one transformer for all of them."""
+
+    def __init__(self, cursor: psycopg.AsyncClientCursor[Any], dialect: Dialect) -> None:
+        from psycopg.adapt import Transformer
+
+        self._cursor = cursor
+        self._dialect = dialect
+        self._encoding = cursor.connection.info.encoding
+        self._literal = Transformer(cursor).as_literal
+        self._fast = self._encoding == "utf-8"
+        self._seen: dict[tuple[Any, ...], bytes] = {}
+        """Literals of short immutable values already quoted: a batch repeats many (its
+        instant, statuses, the tenant, a version id), and psycopg's quoting of an instant or
+        a UUID costs several microseconds."""
+
+    def render(self, statement: Any, parameters: Any) -> list[bytes]:
+        """The statement once per parameter row."""
+        rows = parameters if isinstance(parameters, list) else [parameters]
+        return [self._one(_form(statement, tuple(sorted(row)), self._dialect), row) for row in rows]
+
+    def render_rows(self, statement: Any, rows: list[dict[str, Any]]) -> list[bytes]:
+        """An INSERT's rows: each run of rows with the same columns as one multi-row
+        ``INSERT ... VALUES (...), (...)`` (the rows keep their order), where the statement
+        allows it; otherwise as :meth:`render`."""
+        out: list[bytes] = []
+        start = 0
+        while start < len(rows):
+            keys = tuple(sorted(rows[start]))
+            end = start + 1
+            while end < len(rows) and tuple(sorted(rows[end])) == keys:
+                end += 1
+            form = _form(statement, keys, self._dialect)
+            if form.values_at is None or not self._fast or end - start == 1:
+                out += [self._one(form, row) for row in rows[start:end]]
+            else:
+                at = form.values_at
+                tuples = [self._fast_render(form, row)[at:] for row in rows[start:end]]
+                out.append(form.fragments[0][:at] + b", ".join(tuples))
+            start = end
+        return out
+
+    def _one(self, form: _Form, row: dict[str, Any]) -> bytes:
+        if form.slots is not None and self._fast:
+            return self._fast_render(form, row)
         values = dict(form.defaults)
         values.update(row)
         # With the values of the statement's own literals (``sa.literal``, constants in
@@ -105,8 +241,55 @@ def render(
             name: (processor(values[name]) if processor else values[name])
             for name, processor in form.processors
         }
-        out.append(cursor.mogrify(form.sql, bound).encode(encoding))
-    return out
+        return self._cursor.mogrify(form.sql, bound).encode(self._encoding)
+
+    def _quote(self, processor: Callable[[Any], Any] | None, value: Any) -> bytes:
+        if processor is not None:
+            value = processor(value)
+        return b"NULL" if value is None else self._literal(value)
+
+    def _fast_render(self, form: _Form, row: dict[str, Any]) -> bytes:
+        assert form.slots is not None
+        seen = self._seen
+        literals: list[bytes] = []
+        for key, name, required, constant, processor in form.slots:
+            value = row.get(key, _MISSING)
+            if value is _MISSING:
+                value = self._missing(form, row, key, name, required, constant)
+            kind = type(value)
+            if kind in _REPEATING and (kind is not str or len(value) <= _SHORT):
+                # ``tzinfo``: equal instants in other zones are not the same literal.
+                cache_key = (processor, kind, value, getattr(value, "tzinfo", None))
+                literal = seen.get(cache_key)
+                if literal is None:
+                    literal = seen[cache_key] = self._quote(processor, value)
+                literals.append(literal)
+            else:
+                literals.append(self._quote(processor, value))
+        if form.in_order:
+            return form.template % tuple(literals)
+        return form.template % tuple([literals[slot] for slot in form.order])
+
+    @staticmethod
+    def _missing(
+        form: _Form, row: dict[str, Any], key: str, name: str, required: bool, constant: Any
+    ) -> Any:
+        """A parameter the row does not give by its key: as ``construct_params`` finds it."""
+        if name in row:
+            return row[name]
+        for column, default in form.defaults:
+            if column == key:
+                return default
+        if required:
+            raise InvalidRequestError(f"A value is required for bind parameter {key!r}")
+        return constant
+
+
+def render(
+    cursor: psycopg.AsyncClientCursor[Any], statement: Any, parameters: Any, dialect: Dialect
+) -> list[bytes]:
+    """The statement once per parameter row, its values quoted as literals."""
+    return Renderer(cursor, dialect).render(statement, parameters)
 
 
 async def send(

@@ -39,6 +39,13 @@ if TYPE_CHECKING:  # psycopg is imported where it is used (PostgreSQL): SQLite n
 
 _NOTIFY = sa.text(f"NOTIFY {OUTBOX_CHANNEL}")
 _NOTIFY_SQL = f"NOTIFY {OUTBOX_CHANNEL}".encode()
+_APPENDED = (q.INSERT_HISTORY, q.INSERT_OUTBOX)
+"""Inserts whose held rows a flush sends as one statement per table (their order kept: the
+outbox's serial ids follow it)."""
+
+
+def _appended(held: Held) -> bool:
+    return any(held.statement is statement for statement in _APPENDED)
 
 
 class Held(NamedTuple):
@@ -319,12 +326,20 @@ class WriteBuffer:
         """The held writes (and NOTIFY, COMMIT) as one query string: see ``pg_batch``."""
         import psycopg
 
-        cursor = psycopg.AsyncClientCursor(driver)
-        statements = [
-            sql
-            for h in held
-            for sql in pg_batch.render(cursor, h.statement, h.parameters, self.dialect)
-        ]
+        renderer = pg_batch.Renderer(psycopg.AsyncClientCursor(driver), self.dialect)
+        # One multi-row INSERT per appended table, where the first of its rows was: those rows
+        # are only added, never read or changed by the transaction that adds them.
+        appended: dict[Any, list[dict[str, Any]]] = {}
+        for h in held:
+            if _appended(h):
+                more = h.parameters if isinstance(h.parameters, list) else [h.parameters]
+                appended.setdefault(h.statement, []).extend(more)
+        statements: list[bytes] = []
+        for h in held:
+            if not _appended(h):
+                statements += renderer.render(h.statement, h.parameters)
+            elif (rows := appended.pop(h.statement, None)) is not None:
+                statements += renderer.render_rows(h.statement, rows)
         if commit and self.notify:
             statements.append(_NOTIFY_SQL)
         mark_written(conn)
