@@ -38,13 +38,12 @@ from services.workflow.definition.drafts.ops import (
     Document,
     OpError,
     UnknownNode,
-    add_node,
     node_ids,
 )
 from services.workflow.definition.drafts.props import RESULTS, set_header
+from services.workflow.definition.drafts.scopes import Scope, add_step, in_scope
 from services.workflow.definition.gaps import Suggestion, accept, gaps_of, pending
 from services.workflow.reads.drafts import Draft
-from services.workflow.ui.definition_views import node_errors
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.editor_forms import (
     ACTIONS,
@@ -57,6 +56,7 @@ from services.workflow.ui.editor_forms import (
     removed_from_query,
 )
 from services.workflow.ui.editor_new import DRAFTS, NewDraftController, drafts_of
+from services.workflow.ui.editor_scopes import holder_of, requested_scope, scope_view
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 __all__ = ["DraftEditorController", "NewDraftController"]
@@ -74,9 +74,13 @@ class DraftEditorController(Controller):
     @get("/{draft_id:str}")
     async def show(self, request: Request[Any, Any, Any], draft_id: FromPath[str]) -> Response[Any]:
         draft = await _draft(request, draft_id)
+        scope = requested_scope(request.query_params.get("scope"))
+        holder_of(draft.document, scope)
         checked = request.query_params.get("check") == "1"
         errors = _validation(request, draft) if checked else []
-        return await _editor(request, draft, checked=checked, errors=errors, from_query=True)
+        return await _editor(
+            request, draft, checked=checked, errors=errors, from_query=True, scope=scope
+        )
 
     @post("/{draft_id:str}/header", status_code=303)
     async def header(
@@ -95,15 +99,21 @@ class DraftEditorController(Controller):
 
     @post("/{draft_id:str}/nodes", status_code=303)
     async def add(self, request: Request[Any, Any, Any], draft_id: FromPath[str]) -> Response[Any]:
-        values = read_values(await request.form(), (*ADD_FIELDS, "row_version"))
+        values = read_values(await request.form(), (*ADD_FIELDS, "row_version", "scope"))
+        scope = requested_scope(values["scope"])
         return await _apply(
             request,
             draft_id,
             Failed("add", None, values, order=ADD_FIELDS),
-            lambda doc: add_node(
-                doc, values["node_id"], values["node_type"], values["name"], values["after"]
+            lambda doc: in_scope(
+                doc,
+                scope,
+                lambda inner: add_step(
+                    inner, values["node_id"], values["node_type"], values["name"], values["after"]
+                ),
             ),
             "added",
+            scope,
         )
 
     @post("/{draft_id:str}/nodes/{node_id:str}/{action:str}", status_code=303)
@@ -119,10 +129,16 @@ class DraftEditorController(Controller):
         fields, operation = ACTIONS[action]
         if action == "call":
             operation = call_edit(await _published(request))
-        values = read_values(await request.form(), (*fields, "row_version"))
+        values = read_values(await request.form(), (*fields, "row_version", "scope"))
+        scope = requested_scope(values["scope"])
         failed = Failed(prefix_of(node_id, action, values), node_id, values, order=fields)
         return await _apply(
-            request, draft_id, failed, lambda doc: operation(doc, node_id, values), action
+            request,
+            draft_id,
+            failed,
+            lambda doc: in_scope(doc, scope, lambda inner: operation(inner, node_id, values)),
+            action,
+            scope,
         )
 
     @post("/{draft_id:str}/suggestions", status_code=303)
@@ -205,18 +221,19 @@ async def _apply(
     failed: Failed,
     operation: Operation,
     msg: str,
+    scope: Scope = (),
 ) -> Response[Any]:
     """Apply ``operation`` to the draft as stored, if the page saw that same version."""
     expected = _expected(failed.values)
     draft = await _editable(request, draft_id)
     if expected != draft.row_version:
-        return await _conflict(request, draft_id, failed)
+        return await _conflict(request, draft_id, failed, scope)
+    holder_of(draft.document, scope)
     try:
         applied = operation(draft.document)
     except OpError as exc:
-        return await _editor(
-            request, draft, failed=replace(failed, errors=exc.errors), status_code=422
-        )
+        failed = replace(failed, errors=exc.errors)
+        return await _editor(request, draft, failed=failed, status_code=422, scope=scope)
     except UnknownNode as exc:
         raise NotFound("unknown node in this draft", node_id=str(exc)) from exc
     try:
@@ -224,16 +241,17 @@ async def _apply(
             draft.id, applied.document, expected=expected, actor=ui_actor(request)
         )
     except ConcurrentModification:
-        return await _conflict(request, draft_id, failed)
-    return see_other(back_to(f"{DRAFTS}/{draft.id}", msg, applied))
+        return await _conflict(request, draft_id, failed, scope)
+    return see_other(back_to(f"{DRAFTS}/{draft.id}", msg, applied, scope))
 
 
 async def _conflict(
-    request: Request[Any, Any, Any], draft_id: str, failed: Failed
+    request: Request[Any, Any, Any], draft_id: str, failed: Failed, scope: Scope = ()
 ) -> Response[Any]:
     """The draft as it is now, the refused form still holding what the person typed."""
     fresh = await _draft(request, draft_id)
-    return await _editor(request, fresh, failed=failed, conflict=True, status_code=409)
+    holder_of(fresh.document, scope)
+    return await _editor(request, fresh, failed=failed, conflict=True, status_code=409, scope=scope)
 
 
 def _expected(values: Mapping[str, str]) -> int:
@@ -277,9 +295,11 @@ async def _editor(
     errors: list[FieldError] | None = None,
     from_query: bool = False,
     status_code: int = 200,
+    scope: Scope = (),
 ) -> Response[Any]:
     doc = draft.document
-    by_node, general = node_errors(doc, errors or [])
+    view = scope_view(doc, scope, errors or [], f"{DRAFTS}/{draft.id}")
+    holder = holder_of(doc, scope)
     known = engine_of(request).compiler.known
     params = request.query_params if from_query else {}
     node = params.get("node") or ""
@@ -289,11 +309,12 @@ async def _editor(
         status_code=status_code,
         draft=draft,
         doc=doc,
-        nodes=editor_nodes(doc, by_node),
-        ids=node_ids(doc),
+        scope=view,
+        nodes=editor_nodes(holder, view.by_node),
+        ids=node_ids(holder),
         types=NODE_TYPES,
         results=RESULTS,
-        general=general,
+        general=view.general,
         error_count=len(errors or []),
         checked=checked,
         refused=refused,
@@ -301,7 +322,7 @@ async def _editor(
         conflict=conflict,
         message=params.get("msg"),
         message_node=node if IDENTIFIER.match(node) else None,
-        removed=removed_from_query(params.get("removed"), doc),
+        removed=removed_from_query(params.get("removed"), holder),
         latest=await _latest(request, draft.definition_key),
         queues=sorted(known.queues),
         handlers=sorted(known.handlers),

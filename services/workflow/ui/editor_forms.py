@@ -26,6 +26,7 @@ from services.workflow.definition.drafts.activities import (
     set_multi,
     special_values,
 )
+from services.workflow.definition.drafts.error_routes import add_error
 from services.workflow.definition.drafts.links import connect, disconnect
 from services.workflow.definition.drafts.ops import (
     HUMAN,
@@ -100,6 +101,8 @@ LABELS: Final[Mapping[str, str]] = {
     "item": N_("Name of each item"),
     "mode": N_("How the tasks open"),
     "complete_when": N_("Complete early when"),
+    "error_code": N_("Code of the business error"),
+    "store": N_("Key that receives the error"),
 }
 
 NodeEdit = Callable[[Document, str, Mapping[str, str]], Applied]
@@ -209,6 +212,7 @@ ACTIONS: Final[Mapping[str, tuple[tuple[str, ...], NodeEdit]]] = {
         ("timer_id", "duration", "business_days", "interrupting", "target", "escalate_to"),
         add_timer,
     ),
+    "add-error": (("error_code", "target", "store"), add_error),
     "remove-timer": (("timer",), lambda d, n, v: remove_timer(d, n, v.get("timer", ""))),
     "add-rule": (("rule_id", "expr", "message", "severity"), _add_rule),
     "remove-rule": (("rule",), lambda d, n, v: remove_rule(d, n, v.get("rule", ""))),
@@ -223,9 +227,10 @@ _REMOVED: Final = re.compile(
 )
 
 
-def back_to(page_url: str, msg: str, applied: Applied) -> str:
-    """Post/redirect/get to the edited node; removed transitions travel as keys only."""
-    query = f"msg={msg}"
+def back_to(page_url: str, msg: str, applied: Applied, scope: Sequence[str] = ()) -> str:
+    """Post/redirect/get to the edited node (in its scope); removed transitions travel as keys
+    only."""
+    query = f"msg={msg}" + (f"&scope={'.'.join(scope)}" if scope else "")
     if applied.focus:
         query += f"&node={applied.focus}"
     if applied.removed:

@@ -34,6 +34,7 @@ NODE_TYPES: Final = (
     "parallel",
     "event_gateway",
     "call",
+    "subprocess",
     "decision_table",
     "end",
 )
@@ -326,11 +327,8 @@ def move_node(document: Mapping[str, Any], node_id: str, direction: str) -> Appl
 
 
 def _map_references(node: Node, change: Callable[[str], str | None]) -> list[Link]:
-    """Apply ``change`` to every node id this node points at; ``None`` drops the reference.
-
-    Returns the transitions dropped (``exclude_completers_of`` is not a transition: it is
-    updated but not reported).
-    """
+    """Apply ``change`` to every node id this node points at (``None`` drops it); returns the
+    transitions dropped (``exclude_completers_of`` is updated, not reported: no transition)."""
     before = {link.key: link for link in links(node)}
     dropped: list[str] = []
     nxt = node.get("next")

@@ -37,6 +37,8 @@ WORK: Final = ("validation", "service_task", "integration", "notification", "dec
 RESULTS: Final = ("completed", "rejected", "expired", "failed")
 PREFIX: Final = re.compile(r"^[A-Z]{2,10}$")
 MAX_DAYS: Final = 3650
+WAITING: Final = frozenset({"subprocess", "call"})
+"""Steps whose boundary timers wait on a child instance: they need a target, never escalate."""
 
 PROPERTIES: Final[Mapping[str, tuple[str, ...]]] = {
     "approval": ("name", "queue", "form_key", "form_version"),
@@ -233,10 +235,14 @@ def _expression_error(text: str) -> str | None:
 
 
 def add_timer(document: Mapping[str, Any], node_id: str, values: Mapping[str, str]) -> Applied:
-    """A boundary timer on a human task: one of duration / business days, and where it leads."""
+    """A boundary timer on a human task, a sub-process or a call: one of duration / business
+    days, and where it leads (the last two wait for a child, with no task to escalate)."""
     node = find(document, node_id)
-    if node.get("type") not in HUMAN:
-        raise OpError({"timer_id": gettext("Only human tasks have boundary deadlines.")})
+    waits = node.get("type") in WAITING
+    if node.get("type") not in HUMAN and not waits:
+        raise OpError(
+            {"timer_id": gettext("Only human tasks, sub-processes and calls have deadlines.")}
+        )
     timer_id = values.get("timer_id", "").strip()
     duration = values.get("duration", "").strip()
     days = values.get("business_days", "").strip()
@@ -256,7 +262,13 @@ def add_timer(document: Mapping[str, Any], node_id: str, values: Mapping[str, st
         errors["duration"] = errors["duration"] or gettext(
             "Give the duration or the business days (one of the two)."
         )
-    if not target and not escalate:
+    if waits and escalate:
+        errors["escalate_to"] = gettext(
+            "A deadline here cannot escalate: no task waits at this step. Give the target."
+        )
+    elif waits and not target:
+        errors["target"] = gettext("Choose the target step.")
+    elif not target and not escalate:
         errors["target"] = gettext("Give the target or the queue to escalate to.")
     refuse_if(errors)
     timer: dict[str, Any] = {"id": timer_id}
