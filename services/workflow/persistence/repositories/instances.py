@@ -17,6 +17,18 @@ from services.workflow.runtime.kernel.state import TERMINAL
 from services.workflow.runtime.ports import InstanceRecord
 from services.workflow.runtime.ports.access import Viewer
 
+DECIDED_COLUMNS = (
+    "status",
+    "current_nodes",
+    "state",
+    "context",
+    "due_at",
+    "updated_at",
+    "ended_at",
+    "row_version",
+)
+"""What ``Instances.update`` writes; the rest of a row is fixed once it is added."""
+
 
 class SqlInstances:
     """Implements ``runtime.ports.Instances``."""
@@ -74,9 +86,11 @@ class SqlInstances:
         return None if row is None else struct(InstanceRecord, row)
 
     async def update(self, record: InstanceRecord, *, expected_version: int) -> None:
-        values = msgspec.structs.asdict(record)
-        values.pop("id")
-        params = {**values, "b_id": record.id, "b_expected": expected_version}
+        # Only the columns a decision or a moved deadline changes are written (the SET list
+        # follows the parameters): a timer firing renders and sends 8 values, not 19.
+        params = {c: getattr(record, c) for c in DECIDED_COLUMNS}
+        params["b_id"] = record.id
+        params["b_expected"] = expected_version
         if self._db.hold and not self._db.instance_insert_held:
             # Checked on the server when it is sent (with the COMMIT, usually).
             self._db.held.append(Held(q.UPDATE_INSTANCE_CHECKED, params, record.id))

@@ -69,7 +69,9 @@ class Instances(Protocol):
     async def update(self, record: InstanceRecord, *, expected_version: int) -> None:
         """Store ``record`` if the row is still at ``expected_version``; otherwise
         ``ConcurrentModification`` — now, or from a later statement or the commit of this
-        unit of work (a store may send the update with them)."""
+        unit of work (a store may send the update with them). Only what a decision changes is
+        stored (status, current nodes, state, context, due, updated, ended, row version); the
+        row's other columns keep the values it was added with."""
         ...
 
     async def cancel_open_work(self, instance_id: str, now: datetime) -> None:
