@@ -22,6 +22,7 @@ import msgspec
 
 from contracts.errors import ConcurrentModification
 from contracts.kernel import Actor, AuditEntry, Clock, IdGen
+from services.workflow.persistence.repositories.instances import DECIDED_COLUMNS
 from services.workflow.runtime.kernel.state import TERMINAL
 from services.workflow.runtime.ports import (
     HistoryRecord,
@@ -163,7 +164,17 @@ class MemoryInstances(_Repo):
                 instance_id=record.id,
                 expected_version=expected_version,
             )
-        self._db.instances[record.id] = record
+        # As the SQL store: only what a decision changes is written, never the pin.
+        self._db.instances[record.id] = msgspec.structs.replace(
+            stored, **{c: getattr(record, c) for c in DECIDED_COLUMNS}
+        )
+
+    async def repin(self, instance_id: str, *, version_id: str, definition_version: int) -> None:
+        self._db.instances[instance_id] = msgspec.structs.replace(
+            self._db.instances[instance_id],
+            version_id=version_id,
+            definition_version=definition_version,
+        )
 
     async def in_flight_on(self, version_id: str, *, seen: Any = None) -> list[str]:
         if seen is not None:

@@ -46,6 +46,8 @@ LOCK_INSTANCE = GET_INSTANCE.with_for_update()
 UPDATE_INSTANCE = t.instances.update().where(
     _i.id == sa.bindparam("b_id"), _i.row_version == sa.bindparam("b_expected")
 )
+# A migration's new pin (SET version_id, definition_version from the parameters).
+REPIN_INSTANCE = t.instances.update().where(_i.id == sa.bindparam("b_id"))
 
 LEASE_LOST = "lease_lost"
 INSTANCE_CHANGED = "instance_changed"

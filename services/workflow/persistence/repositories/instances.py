@@ -103,6 +103,14 @@ class SqlInstances:
                 expected_version=expected_version,
             )
 
+    async def repin(self, instance_id: str, *, version_id: str, definition_version: int) -> None:
+        params = {
+            "version_id": version_id,
+            "definition_version": definition_version,
+            "b_id": instance_id,
+        }
+        await self._db.write(q.REPIN_INSTANCE, params)
+
     async def cancel_open_work(self, instance_id: str, now: datetime) -> None:
         # Held back on PostgreSQL like the inserts: sent in order with them, so a step run
         # scheduled by the same decision is cancelled too.

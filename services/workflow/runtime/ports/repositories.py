@@ -74,6 +74,11 @@ class Instances(Protocol):
         row's other columns keep the values it was added with."""
         ...
 
+    async def repin(self, instance_id: str, *, version_id: str, definition_version: int) -> None:
+        """Pin a locked instance to another version of its definition (a migration, in the
+        unit of work that applies its ``Migrated`` event; ``update`` never changes the pin)."""
+        ...
+
     async def cancel_open_work(self, instance_id: str, now: datetime) -> None:
         """Cancel every open step run and task of an instance that ends (nothing is returned,
         so a store may send it with the commit)."""

@@ -296,6 +296,7 @@ class Migrator:
                 uow, pinned, b, state, event, actor=actor, now=now
             )
             updated = applied.record
+            await uow.instances.repin(record.id, version_id=vb.id, definition_version=vb.version)
             await uow.audit.append(
                 AuditEntry(
                     action="workflow.instance.migrated",
