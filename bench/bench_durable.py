@@ -18,8 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import platform as host_platform
 import subprocess
 import sys
 import tempfile
@@ -29,117 +27,29 @@ from typing import Any
 
 import psycopg
 import uvloop
+from fleet import (
+    WORKERS,
+    backends,
+    cpu_seconds,
+    database_sessions,
+    fresh_database,
+    machine,
+    pct,
+    six_node_stack,
+)
 
-ROOT = Path(__file__).parents[1]
-sys.path.insert(0, str(ROOT))
+from contracts.kernel import Actor
+from contracts.workflow.types import StartRequest
 
-from contracts.kernel import Actor  # noqa: E402
-from contracts.workflow.types import StartRequest  # noqa: E402
-from core import migrate  # noqa: E402
-from core.app import Platform  # noqa: E402
-from core.plugins import PluginHost  # noqa: E402
-from core.settings import Settings  # noqa: E402
-from services.workflow.bootstrap import service_of  # noqa: E402
-from tests.integration.durable.harness import Fleet, PrivateRedis, install_plugin  # noqa: E402
-
-ADMIN = os.environ.get("TRAMITA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
-BENCH_PLUGIN = ROOT / "bench" / "plugin"
 IN_FLIGHT = 32
 REAP_S = 0.02
 """How often the starting process looks for finished instances (to start the next ones)."""
-WORKERS = 2
-JOB_SLOTS = 50
-"""Jobs per queue over all worker processes."""
 ROUNDS = 2
 """Throughput runs of each system, alternating (Tramita, DBOS, Tramita, DBOS)."""
-BOOT_TIMEOUT_S = 180.0
 LIGHT_N = 1000
 LIGHT_RATE = 40.0
 """The latency phase: this many instances arriving at this rate (about a third of what the
 throughput phase sustains on the 2-core machine)."""
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU a process has used so far (0 when it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def connected_to(pid: int, port: int) -> bool:
-    """Whether process ``pid`` holds a TCP connection to ``port`` on this host (a relay or a
-    worker connects to its broker once it has booted)."""
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return False
-    sockets: set[str] = set()
-    for fd in fds:
-        try:
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            sockets.add(target[8:-1])
-    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
-        fields = line.split()
-        if int(fields[2].rsplit(":", 1)[1], 16) == port and fields[9] in sockets:
-            return True
-    return False
-
-
-async def booted(pids: list[int], port: int, timeout_s: float = BOOT_TIMEOUT_S) -> None:
-    """Wait until every process has connected to the broker at ``port`` (it has booted)."""
-    deadline = time.perf_counter() + timeout_s
-    while not all(connected_to(pid, port) for pid in pids):
-        if time.perf_counter() > deadline:
-            raise RuntimeError("the relay and workers did not boot")
-        await asyncio.sleep(0.1)
-    await asyncio.sleep(0.5)  # their first poll
-
-
-def backends(database: str) -> list[int]:
-    with psycopg.connect(ADMIN) as conn:
-        rows = conn.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = %s", (database,)
-        ).fetchall()
-    return [int(r[0]) for r in rows]
-
-
-def database_sessions(database: str) -> int:
-    """Sessions ever opened on ``database`` (a pool that closes and reopens connections shows
-    here; the CPU of backends that exited is not in ``cpu_ms_per_instance``)."""
-    with psycopg.connect(ADMIN) as conn:
-        row = conn.execute(
-            "SELECT sessions FROM pg_stat_database WHERE datname = %s", (database,)
-        ).fetchone()
-    return int(row[0]) if row else 0
-
-
-def fresh_database(name: str) -> str:
-    with psycopg.connect(ADMIN, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return ADMIN.rsplit("/", 1)[0] + f"/{name}"
-
-
-def machine() -> dict[str, Any]:
-    with psycopg.connect(ADMIN) as conn:
-        pg = conn.execute("SHOW server_version").fetchone()
-    return {
-        "platform": host_platform.platform(),
-        "cpus": os.cpu_count(),
-        "python": host_platform.python_version(),
-        "postgres": pg[0] if pg else None,
-        "durability": "server default (synchronous_commit=on)",
-    }
 
 
 async def tramita(
@@ -150,94 +60,39 @@ async def tramita(
     light_rate: float = 0.0,
     workers: int = WORKERS,
 ) -> dict[str, Any]:
-    url = fresh_database("tramita_bench_durable").replace("postgresql://", "postgresql+psycopg://")
-    site = install_plugin(workdir / "site", BENCH_PLUGIN)
-    sys.path.insert(0, str(site))
-    host = PluginHost()
-    host.discover()
-    migrate.upgrade(url, host.collect().migrations)
-    redis = PrivateRedis(workdir)
-    redis.start()
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{site}:{ROOT}",
-        "TRAMITA_DATABASE_URL": url,
-        "TRAMITA_REDIS_URL": redis.url,
-        "TRAMITA_LOG_LEVEL": "WARNING",
-    }
-    fleet = Fleet(env=env, logdir=workdir)
-    platform = await Platform.boot(
-        Settings(database_url=url, redis_url=redis.url), host=host, upgrade=False
-    )
-    service = service_of(platform)
-    queues = [
-        "--queue",
-        "validation",
-        "--queue",
-        "integration",
-        "--queue",
-        "notification",
-        "--queue",
-        "events",
-    ]
-    plain_url = url.replace("postgresql+psycopg://", "postgresql://")
-    result: dict[str, Any] = {}
-    try:
-        fleet.start("relay", ["relay"])
-        # The same 50 jobs per queue in all, split among the worker processes; one of them
-        # also runs the upkeep (sweeper, timers).
-        concurrency = str(JOB_SLOTS // workers)
-        for index in range(workers):
-            upkeep = [] if index == 0 else ["--no-upkeep"]
-            fleet.start(f"w{index + 1}", ["worker", *queues, "--concurrency", concurrency, *upkeep])
-        # The CPU window opens once every process has booted (imports, catalogs, its turn to
-        # publish the registered definitions): a few seconds of CPU each, which a fixed sleep
-        # left inside the window on a loaded machine (counted as per-instance work).
-        await booted([fleet.procs[name].pid for name in fleet.procs], redis.port)
-        roles = {
-            "starter": [os.getpid()],
-            "relay": [fleet.procs["relay"].pid],
-            "workers": [fleet.procs[f"w{index + 1}"].pid for index in range(workers)],
-            "redis": [redis.proc.pid] if redis.proc else [],
+    async with six_node_stack(workdir, workers=workers) as stack:
+        roles = stack.roles
+        runner = Runner(stack.service, stack.observer)
+        # Phase 1, throughput: a closed loop like the DBOS run (at most ``in_flight``
+        # instances unfinished at once), so the machine is saturated.
+        cpu_before = {k: sum(map(cpu_seconds, pids)) for k, pids in roles.items()}
+        began = time.perf_counter()
+        ids = await runner.closed_loop(n, in_flight)
+        elapsed = time.perf_counter() - began
+        roles["postgres backends"] = backends(stack.database)
+        cpu = {k: sum(map(cpu_seconds, pids)) - cpu_before.get(k, 0.0) for k, pids in roles.items()}
+        transitions = await runner.transitions(ids)
+        result: dict[str, Any] = {
+            "n": n,
+            "seconds": round(elapsed, 2),
+            "instances_per_s": round(n / elapsed, 1),
+            "transitions_per_s": round(transitions / elapsed, 1),
+            "in_flight": in_flight,
+            **await runner.latencies(ids),
+            "postgres_sessions_opened": database_sessions(stack.database),
+            "cpu_ms_per_instance": {k: round(v * 1000 / n, 2) for k, v in cpu.items()},
+            "processes": f"1 relay + {workers} worker(s) ({stack.concurrency} jobs per queue each)"
+            " + the starting process",
         }
-        async with await psycopg.AsyncConnection.connect(plain_url, autocommit=True) as observer:
-            runner = Runner(service, observer)
-            # Phase 1, throughput: a closed loop like the DBOS run (at most ``in_flight``
-            # instances unfinished at once), so the machine is saturated.
-            cpu_before = {k: sum(map(cpu_seconds, pids)) for k, pids in roles.items()}
-            began = time.perf_counter()
-            ids = await runner.closed_loop(n, in_flight)
-            elapsed = time.perf_counter() - began
-            roles["postgres backends"] = backends("tramita_bench_durable")
-            cpu = {
-                k: sum(map(cpu_seconds, pids)) - cpu_before.get(k, 0.0) for k, pids in roles.items()
-            }
-            transitions = await runner.transitions(ids)
-            result = {
-                "n": n,
-                "seconds": round(elapsed, 2),
-                "instances_per_s": round(n / elapsed, 1),
-                "transitions_per_s": round(transitions / elapsed, 1),
-                "in_flight": in_flight,
+        if light_n:
+            # Phase 2, latency below saturation: instances arrive at a fixed rate whether or
+            # not earlier ones finished (an open loop), as requests reach a server.
+            ids = await runner.open_loop(light_n, light_rate)
+            result["light_load"] = {
+                "n": light_n,
+                "arrivals_per_s": light_rate,
                 **await runner.latencies(ids),
-                "postgres_sessions_opened": database_sessions("tramita_bench_durable"),
-                "cpu_ms_per_instance": {k: round(v * 1000 / n, 2) for k, v in cpu.items()},
-                "processes": f"1 relay + {workers} worker(s) ({concurrency} jobs per queue each)"
-                " + the starting process",
             }
-            if light_n:
-                # Phase 2, latency below saturation: instances arrive at a fixed rate whether or
-                # not earlier ones finished (an open loop), as requests reach a server.
-                ids = await runner.open_loop(light_n, light_rate)
-                result["light_load"] = {
-                    "n": light_n,
-                    "arrivals_per_s": light_rate,
-                    **await runner.latencies(ids),
-                }
-    finally:
-        fleet.stop_all()
-        redis.kill()
-        await platform.close()
     return result
 
 
