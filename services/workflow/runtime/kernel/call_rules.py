@@ -1,5 +1,11 @@
 """The end of a call activity's (or an embedded sub-process's) child, decided on the instance
-that started it."""
+that started it.
+
+A child that failed on a business error reports its code: the node's route for that code,
+else its ``child_failed`` route, else its ``*`` route takes it (stored with the child's code,
+or ``child_failed`` when it reported none); when none does and a scope around this instance
+catches the code, this instance fails with it too (``business_error``), so the error keeps
+going outward; otherwise the instance fails with ``child_failed``."""
 
 from __future__ import annotations
 
@@ -29,7 +35,12 @@ def child_ended(run: Run, state: InstanceState, event: ChildEnded) -> None:
         return
     routes = {r.code: r for r in node.errors}
     code = event.error if event.error in routes else CHILD_FAILED
-    route = routes.get(code) or routes.get("*")
+    route = routes.get(code)
+    if route is None and "*" in routes:
+        route, code = routes["*"], event.error or CHILD_FAILED
+    if route is None and event.error is not None and run.caught_above(event.error):
+        run.fail("business_error", node.id, cause=event.error)  # to the enclosing scopes
+        return
     if route is None:
         run.fail(CHILD_FAILED, node.id)
         return

@@ -10,6 +10,12 @@ decides :class:`~.events.ChildEnded` on this instance: ``completed`` copies ``ou
 ``subprocess`` node does the same with the sub-process's own model in this version and the
 whole context as input. Both start the node's boundary timers (a timer that takes the token
 away leaves the child to be cancelled by the engine). Pure.
+
+A business error propagates outward through any number of these levels (BPMN's nearest
+enclosing scope that catches it): each child starts knowing the codes its enclosing scopes
+catch (:func:`child_catches`), so a step's error that no route inside takes fails the child
+with that code only when a scope around it will take it, and each level on the way that does
+not take it fails in turn with the same code (:mod:`.call_rules`).
 """
 
 from __future__ import annotations
@@ -28,6 +34,13 @@ if TYPE_CHECKING:
 CHILD_FAILED = "child_failed"
 
 
+def child_catches(run: Run, node: CallNode | SubprocessNode) -> tuple[str, ...]:
+    """The codes the child of ``node`` may throw outward: the node's own error routes and
+    those of every scope enclosing this instance."""
+    own = {r.code for r in node.errors}
+    return tuple(sorted(own.union(run.m.escalates, run.catches)))
+
+
 def enter_call(run: Run, token_id: str, node: CallNode | SubprocessNode) -> None:
     ag = run.enter_count(node.id)
     run.rest(token_id, node.id, ag, "waiting")
@@ -40,6 +53,7 @@ def enter_call(run: Run, token_id: str, node: CallNode | SubprocessNode) -> None
                 definition=run.m.scopes[node.id].key,
                 embedded=True,
                 input=dict(run.context),
+                catches=child_catches(run, node),
             )
         )
         run.boundary_timers(token_id, node, ag)
@@ -59,6 +73,7 @@ def enter_call(run: Run, token_id: str, node: CallNode | SubprocessNode) -> None
             definition=node.definition,
             version=node.version,
             input=values,
+            catches=child_catches(run, node),
         )
     )
     run.boundary_timers(token_id, node, ag)

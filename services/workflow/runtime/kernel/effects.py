@@ -159,7 +159,8 @@ class DeadLetter(_Effect, tag="dead_letter", frozen=True, kw_only=True):
 class StartChild(_Effect, tag="start_child", frozen=True, kw_only=True):
     """Start a child instance of ``definition`` (``version``, else the latest published) with
     ``input``, in this transaction; it belongs to this token at this node and attempt group.
-    ``embedded``: ``definition`` is an embedded sub-process of this instance's own version."""
+    ``embedded``: ``definition`` is an embedded sub-process of this instance's own version.
+    ``catches``: the error codes the child's enclosing scopes catch (its ``Started.catches``)."""
 
     token_id: str
     node_id: str
@@ -168,6 +169,7 @@ class StartChild(_Effect, tag="start_child", frozen=True, kw_only=True):
     version: int | None = None
     embedded: bool = False
     input: dict[str, Any] = {}
+    catches: tuple[str, ...] = ()
 
 
 class InstanceFinished(_Effect, tag="instance_finished", frozen=True, kw_only=True):

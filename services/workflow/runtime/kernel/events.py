@@ -22,10 +22,13 @@ class _Event(
 
 class Started(_Event, tag="started", frozen=True, kw_only=True):
     """The instance starts with ``input`` (exactly the start node's ``produces`` keys).
-    ``actor`` is the author, used by ``exclude_author`` separation of duties."""
+    ``actor`` is the author, used by ``exclude_author`` separation of duties. ``catches``: for
+    a child, the error codes (or ``*``) that some enclosing scope catches — its call or
+    sub-process node's error routes and those of every scope around that one."""
 
     input: dict[str, Any]
     actor: str | None = None
+    catches: tuple[str, ...] = ()
 
 
 class StepSucceeded(_Event, tag="step_succeeded", frozen=True, kw_only=True):

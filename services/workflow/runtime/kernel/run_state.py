@@ -44,6 +44,7 @@ class RunState:
         self.author = state.author
         self.failure = state.failure
         self.ending = state.ending
+        self.catches = state.catches
         self.effects: list[Effect] = []
         self.arrivals: deque[tuple[str, str, str | None, str]] = deque()
         self.moves = 0
@@ -97,6 +98,12 @@ class RunState:
             )
         )
 
+    def caught_above(self, code: str) -> bool:
+        """Whether a scope enclosing this instance catches the business error ``code``: the
+        sub-process this model is (``m.escalates``) or any call or sub-process around it."""
+        above = self.m.escalates.union(self.catches)
+        return code in above or "*" in above
+
     # -- result ------------------------------------------------------------------------------
 
     def state(self) -> InstanceState:
@@ -123,4 +130,5 @@ class RunState:
             author=self.author,
             failure=self.failure,
             ending=self.ending,
+            catches=self.catches,
         )

@@ -129,7 +129,9 @@ class FailureInfo(_Data, frozen=True, kw_only=True):
 class InstanceState(_Data, frozen=True, kw_only=True):
     """Current state of an instance. ``version`` grows by exactly one per applied event and is
     the optimistic-locking column; ``entries`` counts how many times each node was entered and
-    is the source of ``attempt_group`` (it does not change on a retry or a reprocess)."""
+    is the source of ``attempt_group`` (it does not change on a retry or a reprocess).
+    ``catches`` are the error codes an enclosing scope in another instance catches (from
+    ``Started``): a business error no route here takes fails this child for them."""
 
     format: int = STATE_FORMAT
     status: InstanceStatus = "created"
@@ -145,6 +147,7 @@ class InstanceState(_Data, frozen=True, kw_only=True):
     author: str | None = None
     failure: FailureInfo | None = None
     ending: Ending | None = None
+    catches: tuple[str, ...] = ()
 
     @property
     def finished(self) -> bool:

@@ -48,8 +48,8 @@ def step_errored(run: Run, state: InstanceState, event: StepErrored) -> None:
     if not isinstance(node, WORK_TYPES):
         refuse("not_a_step", state, event, token_id=token.id, node_id=node.id)
     route = error_route(node, event.code) if isinstance(node, ServiceTaskNode) else None
-    if route is None and (event.code in run.m.escalates or "*" in run.m.escalates):
-        run.fail("business_error", node.id, cause=event.code)  # to the sub-process's boundary
+    if route is None and run.caught_above(event.code):
+        run.fail("business_error", node.id, cause=event.code)  # to the enclosing scopes
         return
     if route is None:
         _failed(run, token, "rejected", "business_error")

@@ -50,6 +50,7 @@ def _started(run: Run, state: InstanceState, event: Started) -> None:
     check_keys(event.input, start.produces, "input", start.id, required=True)
     run.context = dict(event.input)
     run.author = event.actor
+    run.catches = event.catches
     run.spawn("t", start.id, None, "started")
 
 

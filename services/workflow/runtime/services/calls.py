@@ -18,6 +18,9 @@
   sub-process's model in the parent's own version (``definition_key`` ``<key>.<node id>``),
   with the whole context; on completion the whole child context is copied back, and a child
   that failed on a business error its sub-process catches reports that code.
+- **Errors outward.** A child starts with the error codes its enclosing scopes catch
+  (``StartChild.catches``, kept in its state), so a business error travels out level by level:
+  each child that fails on it reports its code in the parent's ``ChildEnded``.
 - **Subject.** A child is about the same case as its parent: it inherits the parent's subject
   (``subject_type``/``subject_id``), never its business key (a message correlates by business
   key to exactly one open instance, and a parent waits open beside its child).
@@ -58,6 +61,7 @@ class StartIn(Protocol):
         instance_id: str | None = None,
         parent_instance_id: str | None = None,
         embedded_in: str | None = None,
+        catches: tuple[str, ...] = (),
     ) -> InstanceRecord: ...
 
 
@@ -160,6 +164,7 @@ class Calls:
             instance_id=cid,
             parent_instance_id=parent.id,
             embedded_in=parent.version_id if effect.embedded else None,
+            catches=effect.catches,
         )
 
     async def _cancel_child(self, uow: UnitOfWork, cid: str, now: datetime, reason: str) -> None:

@@ -50,11 +50,12 @@ class Starter:
         instance_id: str | None = None,
         parent_instance_id: str | None = None,
         embedded_in: str | None = None,
+        catches: tuple[str, ...] = (),
     ) -> InstanceRecord:
         """Resolve the version (``request.version``, else the newest published one), draw the
         protocol number, store the started instance and its audit entry; nothing commits.
         ``embedded_in``: a version id whose embedded sub-process ``request.definition_key`` the
-        child runs."""
+        child runs; ``catches``: the error codes the child's enclosing scopes catch."""
         if embedded_in is not None:
             version = await uow.versions.get(embedded_in)
         elif request.version is None:
@@ -100,7 +101,7 @@ class Starter:
             row_version=0,
             parent_instance_id=parent_instance_id,
         )
-        event = Started(at=now, input=dict(request.context), actor=actor_id)
+        event = Started(at=now, input=dict(request.context), actor=actor_id, catches=catches)
         applied = await self._apply_in(
             uow, record, model, initial_state(), event, actor=request.actor, now=now, new=True
         )
