@@ -1,8 +1,9 @@
 """Test helpers for the BPMN adapter: fixture definitions, registered names, XSD, documents.
 
-The fixtures cover every node type and every field the exporter has a special spelling for,
-and are valid definitions (they pass ``parse_definition`` and ``validate``), so a round-trip
-failure always means the adapter lost something, never that the fixture was odd.
+The fixtures cover every node type, every field the exporter has a special spelling for and
+every phase-2 construct (``phase2``), and are valid definitions (they pass ``parse_definition``
+and ``validate``), so a round-trip failure always means the adapter lost something, never that
+the fixture was odd.
 """
 
 from __future__ import annotations
@@ -14,9 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import cel
+from bpmn_phase2 import PHASE2
 from lxml import etree
+from tramita_alvara.workflow import LICENCA
 
 from contracts.errors import FieldError, RuleError
+from modules.diario.workflows import PUBLICACAO
+from modules.esic.domain import MAX_APPEAL_INSTANCES
+from modules.esic.workflows import MANIFESTACAO, pedido
+from modules.noticias.workflows import APROVACAO
 from services.workflow.definition import KnownNames, parse_definition, validate
 from services.workflow.definition.ports import Condition
 
@@ -44,7 +51,15 @@ class SyntaxOnlyCompiler:
 
 KNOWN = KnownNames(
     handlers=frozenset(
-        {"test.notify", "test.archive", "test.check", "erp.create_order", "mail.send", "sign.doc"}
+        {
+            "test.notify",
+            "test.archive",
+            "test.check",
+            "erp.create_order",
+            "mail.send",
+            "sign.doc",
+            "diario.publish",
+        }
     ),
     forms=frozenset({"test.review@1", "test.fill", "purchase.review", "order.form"}),
     queues=frozenset(
@@ -59,6 +74,8 @@ KNOWN = KnownNames(
             "esic.request.operators",
             "buyers",
             "managers",
+            "diario.revisao",
+            "diario.publicacao",
         }
     ),
     providers=frozenset({"supplier"}),
@@ -264,4 +281,21 @@ AWKWARD: dict[str, Any] = {
     ],
 }
 
-FIXTURES: dict[str, dict[str, Any]] = {"everything": EVERYTHING, "awkward": AWKWARD}
+FIXTURES: dict[str, dict[str, Any]] = {
+    "everything": EVERYTHING,
+    "awkward": AWKWARD,
+    "phase2": PHASE2,
+}
+
+
+def module_definitions() -> dict[str, dict[str, Any]]:
+    """The definitions the domain modules and the example outside module register (e-SIC's
+    request with the default chain of appeals and with the longest)."""
+    return {
+        "diario.publicacao": PUBLICACAO,
+        "esic.pedido": pedido(),
+        f"esic.pedido-{MAX_APPEAL_INSTANCES}": pedido(MAX_APPEAL_INSTANCES),
+        "ouvidoria.manifestacao": MANIFESTACAO,
+        "noticias.aprovacao": APROVACAO,
+        "alvara.licenca": LICENCA,
+    }

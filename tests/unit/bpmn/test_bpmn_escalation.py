@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from bpmnkit import NS, semantic_errors, xsd_errors
+from bpmnkit import FIXTURES, NS, semantic_errors, xsd_errors
 
 from contracts.errors import DefinitionInvalid
 from services.workflow.definition.bpmn import export_bpmn, import_bpmn, normalise
@@ -50,6 +50,12 @@ def test_an_escalating_timer_exports_as_an_escalation_end_event_and_round_trips(
     assert 'cancelActivity="false"' in text and "escalateTo" not in text
     assert 'bpmnElement="review_late_escalation"' in text  # drawn (DI shape)
     assert import_bpmn(xml) == normalise(ESCALATING)
+
+
+def test_a_queue_escalated_to_from_a_subprocess_too_is_declared_once() -> None:
+    text = export_bpmn(FIXTURES["phase2"]).decode()  # escalations in the process and inside
+    assert text.count("<bpmn:escalation ") == 1
+    assert text.count('escalationRef="escalation_diario_publicacao"') == 2
 
 
 MODELER = f"""<?xml version="1.0" encoding="UTF-8"?>

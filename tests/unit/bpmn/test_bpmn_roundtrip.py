@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from bpmnkit import FIXTURES, example_definitions, semantic_errors, xsd_errors
+from bpmnkit import (
+    FIXTURES,
+    example_definitions,
+    module_definitions,
+    semantic_errors,
+    xsd_errors,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -17,6 +23,7 @@ EXAMPLES = example_definitions()
 ALL = {
     **{f"example:{k}": v for k, v in EXAMPLES.items()},
     **{f"fixture:{k}": v for k, v in FIXTURES.items()},
+    **{f"module:{k}": v for k, v in module_definitions().items()},
 }
 BPMN = "{http://www.omg.org/spec/BPMN/20100524/MODEL}"
 BPMNDI = "{http://www.omg.org/spec/BPMN/20100524/DI}"
@@ -37,8 +44,9 @@ def test_export_validates_against_the_bpmn_xsd(name: str) -> None:
     assert xsd_errors(export_bpmn(ALL[name])) == []
 
 
-def test_the_everything_fixture_is_a_valid_definition() -> None:
-    assert semantic_errors(FIXTURES["everything"]) == []
+@pytest.mark.parametrize("name", ["everything", "phase2"])
+def test_the_fixture_is_a_valid_definition(name: str) -> None:
+    assert semantic_errors(FIXTURES[name]) == []
 
 
 @pytest.mark.parametrize("name", [n for n in ALL if n != "fixture:awkward"])
@@ -52,17 +60,23 @@ def test_export_is_deterministic(name: str) -> None:
     assert export_bpmn(ALL[name]) == export_bpmn(ALL[name])
 
 
-def test_export_draws_every_node_and_flow() -> None:
-    root = etree.fromstring(export_bpmn(FIXTURES["everything"]))
-    process = root.find(f"{BPMN}process")
-    edge_tags = (f"{BPMN}sequenceFlow", f"{BPMN}association")
-    flow_nodes = {e.get("id") for e in process if e.tag not in edge_tags and e.get("id")}
-    flows = {e.get("id") for e in process if e.tag in edge_tags}
-    shapes = {s.get("bpmnElement"): s for s in root.iter(f"{BPMNDI}BPMNShape")}
-    edges = {e.get("bpmnElement"): e for e in root.iter(f"{BPMNDI}BPMNEdge")}
-    assert set(shapes) == flow_nodes
-    assert set(edges) == flows
-    assert all(len(e) >= 2 for e in edges.values())
+@pytest.mark.parametrize("name", list(ALL), ids=list(ALL))
+def test_export_draws_every_node_and_flow(name: str) -> None:
+    """Each scope (the process, each sub-process) on a plane of its own: a shape per flow node
+    and boundary event, an edge with waypoints per flow and association."""
+    root = etree.fromstring(export_bpmn(ALL[name]))
+    scopes = [root.find(f"{BPMN}process"), *root.iter(f"{BPMN}subProcess")]
+    planes = {p.get("bpmnElement"): p for p in root.iter(f"{BPMNDI}BPMNPlane")}
+    assert sorted(planes) == sorted(s.get("id") for s in scopes)
+    for scope in scopes:
+        edge_tags = (f"{BPMN}sequenceFlow", f"{BPMN}association")
+        flow_nodes = {e.get("id") for e in scope if e.tag not in edge_tags and e.get("id")}
+        flows = {e.get("id") for e in scope if e.tag in edge_tags}
+        plane = planes[scope.get("id")]
+        shapes = {s.get("bpmnElement") for s in plane.iter(f"{BPMNDI}BPMNShape")}
+        edges = {e.get("bpmnElement"): e for e in plane.iter(f"{BPMNDI}BPMNEdge")}
+        assert (shapes, set(edges)) == (flow_nodes, flows), scope.get("id")
+        assert all(len(e) >= 2 for e in edges.values())
 
 
 def test_normalise_fills_only_the_documented_defaults() -> None:

@@ -156,12 +156,13 @@ def exported_queue(timer: Mapping[str, Any]) -> str | None:
 
 class EscalationWriter:
     """The export side: one escalation end event per escalating timer, one root
-    ``bpmn:escalation`` per queue (its ``escalationCode`` is the queue)."""
+    ``bpmn:escalation`` per queue (its ``escalationCode`` is the queue); a sub-process's
+    writer shares ``declared`` with its parent's, so each queue is declared once."""
 
-    def __init__(self, ids: IdAllocator) -> None:
+    def __init__(self, ids: IdAllocator, declared: dict[str, str] | None = None) -> None:
         self.ids = ids
         self.events: list[tuple[str, str]] = []  # (end event id, queue)
-        self.declared: dict[str, str] = {}  # queue → bpmn:escalation id
+        self.declared: dict[str, str] = {} if declared is None else declared  # queue → its id
 
     def event_for(self, boundary_id: str, queue: str) -> str:
         """Reserve the end event of ``boundary_id``'s escalation; its id is the flow target."""

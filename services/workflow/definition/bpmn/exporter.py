@@ -102,7 +102,8 @@ def _timer_definition(parent: Any, data: Mapping[str, Any]) -> str | None:
 
 class _Exporter:
     """One scope: the process, or (``node_ids``: element id → node id where they differ) the
-    content of a sub-process, sharing the document's ids and error declarations."""
+    content of a sub-process, sharing the document's ids and its error and escalation
+    declarations (one root element per code or queue, whichever scope uses it)."""
 
     def __init__(
         self,
@@ -110,6 +111,7 @@ class _Exporter:
         ids: IdAllocator | None = None,
         error_ids: dict[str, str] | None = None,
         node_ids: Mapping[str, str] | None = None,
+        escalation_ids: dict[str, str] | None = None,
     ) -> None:
         self.definition = definition
         self.nodes: list[Mapping[str, Any]] = list(definition["nodes"])
@@ -123,7 +125,7 @@ class _Exporter:
         self.incoming: dict[str, list[str]] = {}
         self.outgoing: dict[str, list[str]] = {}
         self.awaited: set[str] = set()
-        self.escalations = EscalationWriter(self.ids)
+        self.escalations = EscalationWriter(self.ids, escalation_ids)
         self.compensations = CompensationWriter(self.ids)
 
     def _flow(self, source: str, target: str) -> _Flow:
@@ -177,10 +179,6 @@ class _Exporter:
         for code, error_id in self.error_ids.items():
             element = etree.Element(q(BPMN, "error"), id=error_id, name=code, errorCode=code)
             process.addprevious(element)
-
-    def scopes(self) -> list[_Exporter]:
-        """This scope and those of its sub-processes, depth first."""
-        return [self, *(s for _, inner in self.inner for s in inner.scopes())]
 
     def error_boundary(
         self, process: Any, boundary_id: str, task_id: str, route: Mapping[str, Any]
@@ -249,7 +247,8 @@ class _Exporter:
 
     def _subprocess(self, element: Any, node_id: str, nodes: list[Mapping[str, Any]]) -> None:
         inner_nodes, original = element_nodes(node_id, nodes, self.ids)
-        inner = _Exporter({"nodes": inner_nodes}, self.ids, self.error_ids, original)
+        declared = self.escalations.declared
+        inner = _Exporter({"nodes": inner_nodes}, self.ids, self.error_ids, original, declared)
         inner.collect()
         inner.contents(element)
         self.inner.append((node_id, inner))
@@ -379,8 +378,7 @@ def export_bpmn(definition: Mapping[str, Any]) -> bytes:
     root.set("exporterVersion", "1")
     process = exporter.process(root)
     exporter.declare_errors(root, process)
-    for scope in exporter.scopes():
-        scope.escalations.declare(root, process)
+    exporter.escalations.declare(root, process)
     exporter.diagram(root, process.get("id"))
     body: bytes = etree.tostring(root, xml_declaration=False, encoding="UTF-8", pretty_print=True)
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + body
