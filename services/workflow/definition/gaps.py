@@ -7,6 +7,11 @@ first of them (the format is a schema), so the designer would fix them one per r
 lists them all, each against the JSON path of its node, with the value an importer suggested
 when it found one (:class:`Suggestion`). Suggestions are never applied silently: the designer
 confirms them (:func:`accept`), in the draft editor or with ``--accept-suggestions``.
+
+The steps of an embedded sub-process are looked at too, at any depth: a gap there has the
+JSON path the definition check gives (``nodes[1] (analise).nodes[1] (conferir).queue``) and
+names the step by its chain, as the editor does (``analise \u203a conferir``); a suggestion for
+it carries the ``scope`` (the sub-process ids) that holds its node.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import msgspec
 
 from contracts.errors import FieldError
 
+from .drafts.scopes import MAX_DEPTH, step_label
 from .messages import N_
 
 GAPS: Final = N_(
@@ -47,9 +53,10 @@ FIELDS: Final[dict[str, tuple[str, re.Pattern[str] | None]]] = {
 class Suggestion(msgspec.Struct, frozen=True, kw_only=True):
     """A value another tool's extension meant for a field, for the designer to confirm.
 
-    ``node`` is the node id (``None``: the definition itself); ``value`` is ``None`` when the
-    original (``source`` = ``original``) could not be turned into a valid value, so the gap
-    shows the original for the designer to translate by hand.
+    ``node`` is the node id (``None``: the definition itself) and ``scope`` the ids of the
+    embedded sub-processes that hold it, outermost first (empty: the definition's own nodes);
+    ``value`` is ``None`` when the original (``source`` = ``original``) could not be turned
+    into a valid value, so the gap shows the original for the designer to translate by hand.
     """
 
     node: str | None
@@ -57,6 +64,7 @@ class Suggestion(msgspec.Struct, frozen=True, kw_only=True):
     source: str
     original: str
     value: str | None = None
+    scope: tuple[str, ...] = ()
 
 
 def _blank(value: object) -> bool:
@@ -119,39 +127,63 @@ def _wanted(node_type: object) -> tuple[str, ...]:
 def gaps_of(
     document: Mapping[str, Any], suggestions: Sequence[Suggestion] = ()
 ) -> list[FieldError]:
-    """Every missing or malformed Tramita-only field of ``document``, in document order.
+    """Every missing or malformed Tramita-only field of ``document``, in document order, the
+    steps of its sub-processes included where they stand.
 
     A form is optional in the format, so a missing form is a gap only when the source file
     named one (a suggestion exists for it): leaving it out would silently drop that form.
     """
-    hints = {(s.node, s.field): s for s in suggestions}
+    hints = {(s.scope, s.node, s.field): s for s in suggestions}
     errors: list[FieldError] = []
     for field in ("key", "name", "protocol_prefix"):
-        found = _gap(field, field, None, document.get(field), hints.get((None, field)))
+        found = _gap(field, field, None, document.get(field), hints.get(((), None, field)))
         if found is not None:
             errors.append(found)
-    nodes = document.get("nodes")
+    _node_gaps(document, (), "", hints, errors)
+    return errors
+
+
+def _node_gaps(
+    holder: Mapping[str, Any],
+    scope: tuple[str, ...],
+    prefix: str,
+    hints: Mapping[tuple[tuple[str, ...], str | None, str], Suggestion],
+    errors: list[FieldError],
+) -> None:
+    """The gaps of the nodes of ``holder`` (the definition, or the sub-process at ``scope``)."""
+    nodes = holder.get("nodes")
     for index, node in enumerate(nodes if isinstance(nodes, list) else []):
         if not isinstance(node, Mapping):
             continue
         node_id = str(node.get("id"))
+        path = f"{prefix}nodes[{index}] ({node_id})"
         for field in _wanted(node.get("type")):
-            hint = hints.get((node_id, field))
+            hint = hints.get((scope, node_id, field))
             if field == "form" and field not in node and hint is None:
                 continue
-            path = f"nodes[{index}] ({node_id}).{field}"
-            found = _gap(path, field, node_id, node.get(field), hint)
+            name = step_label((*scope, node_id))
+            found = _gap(f"{path}.{field}", field, name, node.get(field), hint)
             if found is not None:
                 errors.append(found)
-    return errors
+        if node.get("type") == "subprocess" and len(scope) < MAX_DEPTH:
+            _node_gaps(node, (*scope, node_id), f"{path}.", hints, errors)
+
+
+def _holder(document: Mapping[str, Any], hint: Suggestion) -> Mapping[str, Any] | None:
+    """The mapping a suggestion's field belongs to: the definition, or its node in its scope."""
+    holder: Mapping[str, Any] | None = document
+    for node_id in (*hint.scope, hint.node) if hint.node is not None else ():
+        nodes = holder.get("nodes") if holder is not None else None
+        found = [n for n in nodes or [] if isinstance(n, Mapping) and n.get("id") == node_id]
+        holder = found[0] if isinstance(nodes, list) and found else None
+    return holder
 
 
 def pending(document: Mapping[str, Any], suggestions: Iterable[Suggestion]) -> list[Suggestion]:
     """The suggestions that still have a value to offer: their field is empty."""
-    nodes = {n.get("id"): n for n in document.get("nodes") or [] if isinstance(n, Mapping)}
     result = []
     for hint in suggestions:
-        holder = document if hint.node is None else nodes.get(hint.node)
+        holder = _holder(document, hint)
         if hint.value is not None and holder is not None and _blank(holder.get(hint.field)):
             result.append(hint)
     return result
@@ -160,9 +192,8 @@ def pending(document: Mapping[str, Any], suggestions: Iterable[Suggestion]) -> l
 def accept(document: Mapping[str, Any], suggestions: Iterable[Suggestion]) -> dict[str, Any]:
     """A copy of ``document`` with every pending suggestion written into its empty field."""
     result = copy.deepcopy(dict(document))
-    chosen = pending(result, suggestions)
-    nodes = {n.get("id"): n for n in result.get("nodes") or [] if isinstance(n, dict)}
-    for hint in chosen:
-        holder = result if hint.node is None else nodes[hint.node]
+    for hint in pending(result, suggestions):
+        holder = _holder(result, hint)
+        assert isinstance(holder, dict)  # deep-copied: every mapping of the copy is a dict
         holder[hint.field] = hint.value
     return result

@@ -176,16 +176,11 @@ def _convert(found: Scan, problems: Problems) -> Imported:
     read_vendor(found.process, problems)
     sources = SourceMap(process=origin_of(found.process))
     errors = declared_errors(found.process)
-    nodes, suggestions = _scope(found, problems, sources, errors, _lanes(found.process))
-    definition["nodes"] = nodes
-    kept = {n["id"] for n in definition["nodes"]}
-    for node_id in set(sources.nodes) - kept:
-        del sources.nodes[node_id]
+    definition["nodes"], suggestions = _scope(
+        found, problems, sources, errors, _lanes(found.process)
+    )
     return Imported(
-        definition=definition,
-        sources=sources,
-        suggestions=[s for s in suggestions if s.node in kept],
-        notes=problems.notes,
+        definition=definition, sources=sources, suggestions=suggestions, notes=problems.notes
     )
 
 
@@ -196,9 +191,9 @@ def _scope(
     errors: dict[str, Any],
     lanes: dict[str, str],
 ) -> tuple[list[dict[str, Any]], list[Suggestion]]:
-    """The nodes of a process or of a sub-process (``found``), wired; a sub-process's own
-    nodes are imported the same way into its ``nodes`` (their suggestions and sources are
-    not kept: errors inside point at the sub-process element)."""
+    """The nodes of a process or of a sub-process (``found``), wired, and their suggestions;
+    a sub-process's own nodes are imported the same way into its ``nodes``, their sources
+    kept in ``sources.scopes`` and their suggestions with the sub-process's id in ``scope``."""
     suggestions: list[Suggestion] = []
     ids = _allocate_ids(
         [
@@ -238,7 +233,9 @@ def _scope(
         if node["type"] == "subprocess":
             inner = scan_subprocess(element, problems)
             inner_sources = SourceMap(process=origin_of(element))
-            node["nodes"], _ = _scope(inner, problems, inner_sources, errors, lanes)
+            node["nodes"], hints = _scope(inner, problems, inner_sources, errors, lanes)
+            sources.scopes[node["id"]] = inner_sources
+            suggestions += [msgspec.structs.replace(h, scope=(node["id"], *h.scope)) for h in hints]
         suggestions += _suggest(element, node, lanes.get(raw), problems)
         if node["type"] == "start":
             starts.append(element)
@@ -291,7 +288,11 @@ def _scope(
     flows = compensations.attach(found.flows, found.process)
     flows = attach_escalations(flows, escalations, endpoints, found.refused, problems)
     wire(flows, endpoints, node_ids, found.refused, problems, sources)
-    return collapse_merges(nodes), suggestions
+    nodes = collapse_merges(nodes)
+    kept = {n["id"] for n in nodes}
+    for node_id in set(sources.nodes) - kept:
+        del sources.nodes[node_id]
+    return nodes, [h for h in suggestions if (h.scope[0] if h.scope else h.node) in kept]
 
 
 def import_bpmn_with_sources(xml: bytes, limits: XmlLimits = DEFAULT_LIMITS) -> Imported:

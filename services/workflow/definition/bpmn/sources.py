@@ -61,13 +61,15 @@ class SourceMap(msgspec.Struct, kw_only=True):
     """Origins keyed by JSON location: node id, ``(node id, timer id)``, ``node id.ref``.
 
     ``refs`` keys look like ``review.outcomes.approve``, ``route.branches[0]``, ``route.default``
-    or ``task.next``: the flow that became that reference.
+    or ``task.next``: the flow that became that reference. ``scopes`` holds the map of each
+    embedded sub-process's own elements by its node id (its ``process`` is the sub-process).
     """
 
     process: Origin
     nodes: dict[str, Origin] = msgspec.field(default_factory=dict)
     timers: dict[str, dict[str, Origin]] = msgspec.field(default_factory=dict)
     refs: dict[str, Origin] = msgspec.field(default_factory=dict)
+    scopes: dict[str, SourceMap] = msgspec.field(default_factory=dict)
 
 
 class Problems:
@@ -109,6 +111,12 @@ def _node_id(definition: dict[str, Any], match: re.Match[str]) -> str | None:
     return None
 
 
+def _node_of(definition: dict[str, Any], node_id: str) -> dict[str, Any]:
+    nodes = definition.get("nodes")
+    found = [n for n in nodes or [] if isinstance(n, dict) and n.get("id") == node_id]
+    return found[0] if isinstance(nodes, list) and found else {}
+
+
 def _origin_for(path: str, definition: dict[str, Any], sources: SourceMap) -> Origin:
     match = _NODE.search(path)
     if match is None:
@@ -117,6 +125,9 @@ def _origin_for(path: str, definition: dict[str, Any], sources: SourceMap) -> Or
     if node_id is None or node_id not in sources.nodes:
         return sources.process
     rest = path[match.end() :]
+    inner = sources.scopes.get(node_id)
+    if inner is not None and rest.startswith(".nodes["):  # a step inside the sub-process
+        return _origin_for(rest[1:], _node_of(definition, node_id), inner)
     timer = _TIMER.search(rest)
     if timer is not None:
         timers = definition["nodes"][int(match.group(1))].get("timers") or []
