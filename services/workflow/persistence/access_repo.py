@@ -75,26 +75,31 @@ def visible_to(user_id: str, *, classifier: bool, now: datetime, instance: Any =
     )
 
 
-def in_tenant(tenant: str, instance: Any = None) -> Any:
+def in_tenant(tenant: str, instance: Any = None, column: Any = None) -> Any:
     """The case belongs to ``tenant``: a case of another tenant does not exist for the caller.
-    ``instance`` is an instance id column of another table (a task's, a document's)."""
+    ``instance`` is an instance id column of another table (a task's, a document's);
+    ``column``, that table's own copy of its case's tenant (``workflow_tasks.tenant``), which
+    is compared instead of looking the case up."""
+    if column is not None:
+        return column == tenant
     if instance is None:
         return t.instances.c.tenant == tenant
     case = t.instances.alias("acl_tenant").c
     return sa.exists().where(case.id == instance, case.tenant == tenant)
 
 
-def seen_by(viewer: Viewer, now: datetime, instance: Any = None) -> Any:
+def seen_by(viewer: Viewer, now: datetime, instance: Any = None, tenant: Any = None) -> Any:
     """The one rule as SQL: the case is of the viewer's tenant (any, for a viewer of every
     tenant) and :func:`visible_to` them; nobody signed in (``user_id`` ``None``) sees public
-    cases only."""
+    cases only. ``tenant`` is the outer row's copy of its case's tenant, if it has one (a
+    task's): the tenant is then read from the row, the access level still from the case."""
     if viewer.user_id is None:
         sight = ~_protected(t.instances.c.id if instance is None else instance)
     else:
         sight = visible_to(viewer.user_id, classifier=viewer.classifier, now=now, instance=instance)
     if viewer.tenant is None:  # a platform administrator acting for every tenant
         return sight
-    return sa.and_(in_tenant(viewer.tenant, instance), sight)
+    return sa.and_(in_tenant(viewer.tenant, instance, tenant), sight)
 
 
 def _grant(row: Any) -> GrantRecord:

@@ -67,7 +67,9 @@ class SqlDashboardReads:
         key, source = self._group(by)
         scoped: list[Any] = [] if queues is None else [task.queue.in_(sorted(queues))]
         if viewer is not None:
-            scoped.append(seen_by(viewer, window.now, instance=task.instance_id))
+            scoped.append(
+                seen_by(viewer, window.now, instance=task.instance_id, tenant=task.tenant)
+            )
         is_open = sa.and_(task.status.in_(_OPEN), *scoped)
         counts = (
             sa.select(

@@ -30,7 +30,7 @@ def _filters(query: InboxQuery, now: datetime | None = None) -> list[Any]:
         if now is None:
             where.append(sa.false())
         else:
-            where.append(seen_by(query.seen_by, now, instance=_C.instance_id))
+            where.append(seen_by(query.seen_by, now, instance=_C.instance_id, tenant=_C.tenant))
     if query.status:
         where.append(_C.status.in_(query.status))
     if query.queue is not None:
@@ -129,16 +129,14 @@ class SqlInboxQuery:
         return found
 
     async def count(self, query: InboxQuery, cap: int) -> int:
-        """Counts at most ``cap`` rows: a LIMIT inside, so a huge queue costs ``cap`` rows."""
-        matching = (
-            sa.select(_C.id)
-            .join(t.instances, t.instances.c.id == _C.instance_id)
-            .where(*_filters(query, self._now()))
-            .limit(cap)
-            .subquery()
-        )
+        """Counts at most ``cap`` rows: a LIMIT inside, so a huge queue costs ``cap`` rows. Only
+        a protocol filter needs the cases joined (the tenant is the task's own column)."""
+        matching = sa.select(_C.id)
+        if query.protocol is not None:
+            matching = matching.join(t.instances, t.instances.c.id == _C.instance_id)
+        counted = matching.where(*_filters(query, self._now())).limit(cap).subquery()
         async with self._engine.connect() as conn:
-            found = await conn.scalar(sa.select(sa.func.count()).select_from(matching))
+            found = await conn.scalar(sa.select(sa.func.count()).select_from(counted))
         return int(found or 0)
 
     async def queues(self, member: str | None) -> list[QueueOption]:

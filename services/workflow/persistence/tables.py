@@ -137,6 +137,9 @@ tasks = sa.Table(
     metadata,
     sa.Column("id", UUIDStr, primary_key=True),
     sa.Column("instance_id", UUIDStr, sa.ForeignKey("workflow_instances.id"), nullable=False),
+    # Its case's tenant, written with the task (a case never changes tenant), so the inbox
+    # scopes by tenant on the task's own index instead of looking up each task's case.
+    sa.Column("tenant", sa.String(50), nullable=False),
     sa.Column("token_id", sa.String(100), nullable=False),
     sa.Column("node_id", sa.String(64), nullable=False),
     sa.Column("attempt_group", sa.Integer, nullable=False),
@@ -158,6 +161,9 @@ tasks = sa.Table(
     sa.Index("ix_workflow_tasks_queue", "queue", "status", "due_at"),
     sa.Index("ix_workflow_tasks_assignee", "assignee", "status", "due_at"),
     sa.Index("ix_workflow_tasks_instance", "instance_id", "status"),
+    # A tenant's inbox: a queue's or a person's tasks in keyset order (due date, then id).
+    sa.Index("ix_workflow_tasks_tenant_queue", "tenant", "queue", "status", "due_at", "id"),
+    sa.Index("ix_workflow_tasks_tenant_assignee", "tenant", "assignee", "status", "due_at", "id"),
 )
 
 timers = sa.Table(

@@ -71,6 +71,8 @@ class StepRunRecord(msgspec.Struct, frozen=True, kw_only=True):
 class TaskRecord(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     instance_id: str
+    tenant: str
+    """Its instance's tenant (a called child's is its parent's): the inbox scopes by it."""
     token_id: str
     node_id: str
     attempt_group: int

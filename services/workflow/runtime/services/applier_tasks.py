@@ -58,6 +58,7 @@ class TaskWriter:
             TaskRecord(
                 id=task_id,
                 instance_id=record.id,
+                tenant=record.tenant,
                 token_id=effect.token_id,
                 node_id=effect.node_id,
                 attempt_group=effect.attempt_group,
