@@ -18,6 +18,7 @@ import msgspec
 from contracts.errors import FieldError
 from core.i18n import N_, gettext, localized, ngettext
 from services.workflow.definition.compiler import WORKER_QUEUES
+from services.workflow.definition.drafts.scopes import Scope, scope_text, step_label
 
 HUMAN: Final = frozenset({"approval", "user_task", "manual_task"})
 DEFAULT_WORKER_QUEUE: Final[Mapping[str, str]] = {
@@ -58,6 +59,25 @@ COMPARED: Final = (
 )
 
 
+class InnerStep(msgspec.Struct, frozen=True, kw_only=True):
+    """A step inside an embedded sub-process, named by its chain of steps as the draft editor
+    names it (``analise \u203a conferir``); ``anchor`` is that chain joined by dots, so it
+    never equals a top-level id (ids have no dots) even when the inner id repeats one."""
+
+    anchor: str
+    label: str
+    name: str | None
+    type: str
+    lane: str
+    queue_kind: str
+    form: str | None
+    handler: str | None
+    transitions: list[tuple[str, str, str]]
+    """(words, target's anchor, target's label): a transition stays in its own scope."""
+    conditions: list[str]
+    timers: list[str]
+
+
 class NodeView(msgspec.Struct, frozen=True, kw_only=True):
     position: int
     id: str
@@ -71,6 +91,8 @@ class NodeView(msgspec.Struct, frozen=True, kw_only=True):
     conditions: list[str]
     timers: list[str]
     errors: list[FieldError]
+    inner: list[InnerStep] = []
+    """A sub-process's steps at every depth, each nested one's right after it."""
 
 
 class Lane(msgspec.Struct, frozen=True, kw_only=True):
@@ -220,9 +242,42 @@ def swimlanes(
             conditions=_conditions(node),
             timers=_timers(node),
             errors=list((errors or {}).get(node_id, ())),
+            inner=inner_steps(node),
         )
         lanes.setdefault(lane, (kind, []))[1].append(view)
     return [Lane(title=title, kind=kind, nodes=nodes) for title, (kind, nodes) in lanes.items()]
+
+
+def inner_steps(node: Mapping[str, Any], outer: Scope = ()) -> list[InnerStep]:
+    """The steps inside a ``subprocess`` node, in definition order and at any depth (none for
+    another type): what the diagram shows only on the sub-process's own drill-down plane."""
+    if node.get("type") != "subprocess":
+        return []
+    scope = (*outer, str(node.get("id")))
+    found: list[InnerStep] = []
+    for inner in _nodes(node):
+        chain = (*scope, str(inner.get("id")))
+        lane, kind = _lane(inner)
+        found.append(
+            InnerStep(
+                anchor=scope_text(chain),
+                label=step_label(chain),
+                name=_text(inner.get("name")),
+                type=str(inner.get("type")),
+                lane=lane,
+                queue_kind=kind,
+                form=_text(inner.get("form")),
+                handler=_text(inner.get("handler")),
+                transitions=[
+                    (words, scope_text((*scope, target)), step_label((*scope, target)))
+                    for words, target in _transitions(inner)
+                ],
+                conditions=_conditions(inner),
+                timers=_timers(inner),
+            )
+        )
+        found.extend(inner_steps(inner, scope))
+    return found
 
 
 def _text(value: object) -> str | None:

@@ -56,7 +56,12 @@ from services.workflow.ui.editor_forms import (
     removed_from_query,
 )
 from services.workflow.ui.editor_new import DRAFTS, NewDraftController, drafts_of
-from services.workflow.ui.editor_scopes import holder_of, requested_scope, scope_view
+from services.workflow.ui.editor_scopes import (
+    holder_of,
+    requested_scope,
+    scope_view,
+    suggestion_scope,
+)
 from services.workflow.ui.web import page, page_requires, see_other, ui_actor
 
 __all__ = ["DraftEditorController", "NewDraftController"]
@@ -163,6 +168,7 @@ class DraftEditorController(Controller):
             Failed("suggestion", None, values),
             lambda doc: Applied(accept(doc, chosen), focus),
             "suggestion",
+            suggestion_scope(draft.document, chosen),
         )
 
     @post("/{draft_id:str}/publish", status_code=303)

@@ -26,6 +26,7 @@ from services.workflow.definition.drafts.scopes import (
     step_label,
     steps_of_path,
 )
+from services.workflow.definition.gaps import Suggestion
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,19 @@ def holder_of(document: Mapping[str, Any], scope: Scope) -> Mapping[str, Any]:
         return scope_node(document, scope)
     except UnknownNode as exc:
         raise NotFound("unknown sub-process in this draft", scope=scope_text(scope)) from exc
+
+
+def suggestion_scope(document: Mapping[str, Any], chosen: Sequence[Suggestion]) -> Scope:
+    """Where accepting ``chosen`` returns: the page of the sub-process holding the one step it
+    fills (the step's own scope), else the top level (several suggestions, one of the
+    definition itself, or a sub-process the draft no longer has)."""
+    if len(chosen) != 1 or not chosen[0].scope:
+        return ()
+    try:
+        scope_node(document, chosen[0].scope)
+    except UnknownNode:
+        return ()
+    return chosen[0].scope
 
 
 def scope_view(

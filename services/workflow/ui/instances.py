@@ -21,7 +21,8 @@ from services.workflow.ui.case_panel import case_panel
 from services.workflow.ui.deadline_view import deadline_stories
 from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.documents import page_documents, size_text
-from services.workflow.ui.outcomes import history_event, outcome_names_of
+from services.workflow.ui.failures import failure_text
+from services.workflow.ui.outcomes import history_event, outcome_names
 from services.workflow.ui.people import names_of
 from services.workflow.ui.stuck import status_labels
 from services.workflow.ui.web import page, page_requires, platform_of, ui_actor, zone_of
@@ -82,7 +83,8 @@ class InstancePageController(Controller):
         view = await engine.status(instance_id)
         reads = reads_of(request)
         history = await engine.history(instance_id)
-        named = await outcome_names_of(request, view)
+        definition = await engine.definition_document(instance_id)
+        named = outcome_names(definition)
         tasks = await engine.tasks(instance_id)
         audit = await reads.audit_trail(instance_id)
         case = await case_panel(request, view, tasks)
@@ -102,6 +104,7 @@ class InstancePageController(Controller):
             request,
             "instance.html",
             instance=view,
+            failure=failure_text(view.failure, definition),
             step_runs=await reads.step_runs(instance_id),
             error_parts=error_parts,
             dt_s=partial(fmt_dt_seconds, zone_name=zone_of(request)),

@@ -2,7 +2,9 @@
 
 ``decide()`` keeps only stable codes in :class:`~services.workflow.runtime.kernel.state.FailureInfo`
 (the engine's reason and, when a rule failed at run time, the rule's own code); this module is
-the one place that explains them to people, for the instance page, the API and the CLI alike.
+the one place that explains them to people, for the instance page, the API and the CLI alike
+(the instance page words one case itself, a business error a child passed outward, knowing the
+definition: ``services.workflow.ui.failures``).
 """
 
 from __future__ import annotations
