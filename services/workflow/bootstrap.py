@@ -78,7 +78,6 @@ NATIONAL_CALENDAR = CalendarSpec(key="br-national", version=1)
 
 def known_names(platform: PlatformContext, legal: LegalSettings) -> KnownNames:
     regs = platform.registrations
-    rules = legal.rules
     forms: set[str] = set()
     for form in regs.forms:
         forms.add(str(form.get("key")))
@@ -88,8 +87,8 @@ def known_names(platform: PlatformContext, legal: LegalSettings) -> KnownNames:
         forms=frozenset(forms),
         queues=frozenset(regs.queues) | BUILTIN_QUEUES,
         providers=frozenset(regs.data_providers),
-        deadline_rules=frozenset(rules),
-        extendable_rules=frozenset(k for k, rule in rules.items() if rule.max_extensions > 0),
+        deadline_rules=frozenset(legal.rules),
+        extendable_rules=frozenset(k for k, r in legal.rules.items() if r.max_extensions > 0),
         document_types=frozenset(str(t.get("key")) for t in regs.document_types),
     )
 
@@ -243,8 +242,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
     regs = platform.registrations
     settings = settings or load_settings(regs.deadline_rules)
     clock, ids = platform.clock, platform.ids
-    # The service's messages (refusals, labels, e-mails) read in the person's language wherever
-    # it runs: HTTP, CLI, workers.
+    # The service's messages (refusals, labels, e-mails) in the person's language, everywhere.
     add_catalog_directory(LOCALES)
 
     def uow() -> SqlUnitOfWork:
@@ -283,7 +281,9 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         return await guard.pin(human_store(unit), reference)
 
     telemetry = PrometheusTelemetry()
-    applier = Applier(ids, calendar, legal, telemetry=telemetry, pin_form=pin_form)
+    applier = Applier(
+        ids, calendar, legal, telemetry=telemetry, pin_form=pin_form, pools=settings.pools
+    )
     # One signal, set after each commit that leaves work; the in-process delivery waits on it.
     wake = asyncio.Event()
 
@@ -344,6 +344,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         recover=executor.recover_expired,
         stranded_after=settings.stranded_after,
         sweeps=(operations.sweep,),
+        pools=settings.pools,
     )
     return WorkflowService(
         platform=platform,
@@ -360,9 +361,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         deadlines=DeadlineService(uow_factory=uow, store=deadline_store, clock=clock, legal=legal),
         legal=legal,
         documents=DocumentService(
-            SqlDocumentRepo(uow),
-            FilesystemBlobStore(settings.documents_dir),
-            clock,
+            SqlDocumentRepo(uow), FilesystemBlobStore(settings.documents_dir), clock
         ),
         units=UnitService(uow_factory=uow, store=unit_store, clock=clock),
         access=AccessPolicy(
@@ -377,6 +376,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         dashboard=SqlDashboardReads(platform.database, clock),
         drafts=SqlDraftStore(uow, clock, ids),
         telemetry=telemetry,
+        pools=settings.pools,
         uow_factory=uow,
         dispatcher=dispatcher,
         business_days=BusinessDays(legal),

@@ -52,6 +52,9 @@ class WorkflowHandles:
     """What the runtime records (``/metrics`` serves its registry outside multiprocess mode)."""
     access: AccessPolicy
     """The one authorisation point for reading a case (levels, grants)."""
+    pools: frozenset[str] = frozenset()
+    """Tenants with worker pools of their own (``TRAMITA_WF_TENANT_POOLS``): ``/metrics``
+    counts their queued steps under the queue they are sent to, ``Q@tenant``."""
 
 
 def handles_or_none(platform: Any) -> WorkflowHandles | None:

@@ -70,8 +70,8 @@ class OpsSnapshot(Protocol):
     def dead_letters(self) -> int: ...
 
 
-SnapshotReader = Callable[[Any, datetime, Iterable[int]], Awaitable[OpsSnapshot]]
-"""``(connection, now, timeouts_h) -> snapshot``: ``persistence.ops_repo.ops_snapshot``."""
+SnapshotReader = Callable[[Any, datetime, Iterable[int], frozenset[str]], Awaitable[OpsSnapshot]]
+"""``(connection, now, timeouts_h, pools) -> snapshot``: ``persistence.ops_repo.ops_snapshot``."""
 
 STUCK_TIMEOUTS_H: tuple[int, ...] = (24, 48)
 """``workflow_stuck_instances{timeout_hours}``: the alert uses 24, the seed's dashboard 48."""
@@ -203,12 +203,14 @@ def render(snapshot: OpsSnapshot | None, local: CollectorRegistry | None = None)
     return generate_latest(event_registry(local)) + generate_latest(gauges)
 
 
-async def read_snapshot(database: Any, now: datetime, reader: SnapshotReader) -> OpsSnapshot | None:
+async def read_snapshot(
+    database: Any, now: datetime, reader: SnapshotReader, pools: frozenset[str] = frozenset()
+) -> OpsSnapshot | None:
     """The database gauges, or ``None`` if the database cannot answer (the scrape still works
-    and ``workflow_metrics_db_up`` says 0)."""
+    and ``workflow_metrics_db_up`` says 0); ``pools``: tenants with worker pools of their own."""
     try:
         async with database.connect() as conn:
-            return await reader(conn, now, STUCK_TIMEOUTS_H)
+            return await reader(conn, now, STUCK_TIMEOUTS_H, pools)
     except Exception:  # noqa: BLE001 - a scrape reports, it never fails on the database
         return None
 
@@ -227,8 +229,9 @@ def metrics_route(reader: SnapshotReader) -> HTTPRouteHandler:
     async def metrics_endpoint(state: State) -> Response[bytes]:
         """Prometheus text format. Expose it on the internal network only (it has no auth)."""
         platform = state.platform
-        snapshot = await read_snapshot(platform.database, platform.clock.now(), reader)
         handles = handles_or_none(platform)
+        pools = frozenset() if handles is None else handles.pools
+        snapshot = await read_snapshot(platform.database, platform.clock.now(), reader, pools)
         telemetry = None if handles is None else handles.telemetry
         local = telemetry.registry if isinstance(telemetry, PrometheusTelemetry) else None
         return Response(render(snapshot, local), media_type=CONTENT_TYPE_LATEST)

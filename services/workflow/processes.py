@@ -153,6 +153,7 @@ async def run_workers(
             recover=service.executor.recover_expired,
             stranded_after=config.stranded_after,
             also=(service.operations.sweep,),
+            pools=config.pools,
         )
         upkeep = [
             asyncio.create_task(

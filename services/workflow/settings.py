@@ -90,10 +90,19 @@ class WorkflowSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Path of a TOML file whose ``[grounds]`` table (``key = "label"``) replaces the legal
     grounds offered for restricted and secret cases (default: ``runtime.services.access.
     DEFAULT_GROUNDS``). See ``docs/access.md``."""
+    tenant_pools: str = ""
+    """Tenants with worker pools of their own, comma-separated (``cidade-a,cidade-b``): their
+    cases' steps of queue Q go to ``Q@<tenant>``, served by ``tramita worker --queue
+    Q@<tenant>``; every other tenant's stay on Q. Every process needs the same value."""
     faults: str = ""
     """Fault injection for the crash tests only (e.g. ``relay_exit_after_publish:3``)."""
     legal: LegalSettings = msgspec.field(default_factory=LegalSettings)
     """The registered deadline rules with ``legal_rules``'s file applied over them."""
+
+    @property
+    def pools(self) -> frozenset[str]:
+        """``tenant_pools`` as a set of tenant keys."""
+        return frozenset(filter(None, (k.strip() for k in self.tenant_pools.split(","))))
 
     @property
     def stranded_after(self) -> timedelta:

@@ -80,6 +80,7 @@ class MemoryKit:
         queues: Mapping[str, tuple[str, tuple[str, ...], str]] | None = None,
         forms: tuple[Mapping[str, Any], ...] = (),
         grants: Mapping[str, frozenset[str]] | None = None,
+        pools: frozenset[str] = frozenset(),
     ) -> None:
         self.clock = FixedClock(START)
         self.ids = SequentialIdGen(self.clock)
@@ -126,6 +127,7 @@ class MemoryKit:
                 legal,
                 telemetry=NoTelemetry(),
                 pin_form=pin_form,
+                pools=pools,
             ),
             human=task_service,
             wakeup=lambda: None,
@@ -168,6 +170,7 @@ class MemoryKit:
             Dispatcher(self.executor, {}, self.uow, self.clock, operations=self.operations.run),
             wake=asyncio.Event(),
             recover=self.executor.recover_expired,
+            pools=pools,
         )
 
     def uow(self) -> MemoryUnitOfWork:

@@ -10,6 +10,7 @@ from core.cli import run_async
 from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.cli.text import gettext as _
 from services.workflow.processes import run_relay, run_workers, stop_event
+from services.workflow.runtime.kernel.naming import pool_of
 from services.workflow.settings import WORKER_QUEUES
 
 
@@ -46,12 +47,27 @@ def servable_queues(service: WorkflowService) -> frozenset[str]:
 
 
 def _check_queues(service: WorkflowService, queues: tuple[str, ...]) -> None:
-    unknown = sorted(set(queues) - servable_queues(service))
+    """Refuse, before serving anything, a queue nobody could send to: unknown, or ``Q@tenant``
+    for a tenant without a pool of its own (``naming.routed_queue`` never sends there)."""
+    split = {name: pool_of(name) for name in queues}
+    unknown = sorted(n for n, (q, _tenant) in split.items() if q not in servable_queues(service))
     if unknown:
         raise NotFound(
             f"unknown worker queue '{unknown[0]}': neither built in nor registered by a module",
             queue=unknown[0],
         )
+    pools = service.settings.pools
+    for name, (_queue, tenant) in sorted(split.items()):
+        if tenant is not None and tenant not in pools:
+            raise NotFound(
+                _(
+                    "worker queue '%(queue)s' is for tenant '%(tenant)s', which has no pool of "
+                    "its own: list it in TRAMITA_WF_TENANT_POOLS"
+                )
+                % {"queue": name, "tenant": tenant},
+                queue=name,
+                tenant=tenant,
+            )
 
 
 @click.command("worker")
@@ -64,7 +80,8 @@ def _check_queues(service: WorkflowService, queues: tuple[str, ...]) -> None:
     help=(
         "Queue(s) to consume; repeat the option for several. A built-in queue ("
         + ", ".join(WORKER_QUEUES)
-        + ") or one a module registered for its service tasks."
+        + ") or one a module registered for its service tasks; QUEUE@TENANT serves that "
+        "tenant's steps of QUEUE alone (TRAMITA_WF_TENANT_POOLS)."
     ),
 )
 @click.option("--concurrency", type=int, default=None, help="Jobs at once per queue.")

@@ -44,11 +44,17 @@ class InProcessDelivery:
         recover: Callable[[str], Awaitable[Any]],
         stranded_after: timedelta = timedelta(seconds=60),
         sweeps: Sequence[Callable[[], Awaitable[int]]] = (),
+        pools: frozenset[str] = frozenset(),
     ) -> None:
         self.broker = InProcessBroker()
         self.relay = Relay(uow_factory, self.broker, clock)
         self.sweeper = Sweeper(
-            uow_factory, clock, recover=recover, stranded_after=stranded_after, also=sweeps
+            uow_factory,
+            clock,
+            recover=recover,
+            stranded_after=stranded_after,
+            also=sweeps,
+            pools=pools,
         )
         self._dispatch = dispatch
         self._wake = wake

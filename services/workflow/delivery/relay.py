@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import structlog
 
 from contracts.kernel import Clock
-from services.workflow.runtime.kernel.naming import step_topic
+from services.workflow.runtime.kernel.naming import routed_queue, step_topic
 from services.workflow.runtime.ports import OutboxMessage, UnitOfWork
 
 log = structlog.get_logger("tramita.relay")
@@ -73,8 +73,11 @@ class Sweeper:
         stranded_after: timedelta = timedelta(seconds=60),
         batch: int = 500,
         also: Sequence[Callable[[], Awaitable[int]]] = (),
+        pools: frozenset[str] = frozenset(),
     ) -> None:
         self._also = tuple(also)
+        self._pools = pools
+        """Tenants with worker pools of their own: a re-sent step goes where a new one would."""
         self._uow = uow_factory
         self._clock = clock
         self._recover = recover
@@ -87,8 +90,13 @@ class Sweeper:
             expired = await uow.steps.expired_leases(now, self._batch)
             stranded = await uow.steps.stranded(now - self._stranded_after, self._batch)
             for step in stranded:
+                queue = step.queue
+                if self._pools:  # only then does the case's tenant matter
+                    record = await uow.instances.get(step.instance_id)
+                    tenant = "" if record is None else record.tenant
+                    queue = routed_queue(step.queue, tenant, self._pools)
                 await uow.outbox.enqueue(
-                    step_topic(step.queue), step.id, {"step_run_id": step.id}, available_at=now
+                    step_topic(queue), step.id, {"step_run_id": step.id}, available_at=now
                 )
             await uow.commit()
         for step in expired:

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.dbtypes import UTCDateTime
 from services.workflow.persistence import tables as t
+from services.workflow.runtime.kernel.naming import routed_queue
 
 OPEN_INSTANCE_STATUSES = ("created", "running", "waiting", "stalled", "compensating")
 
@@ -25,7 +26,7 @@ class OpsSnapshot(msgspec.Struct, frozen=True, kw_only=True):
     """The database-derived gauges at one moment (label values are bounded: no instance ids)."""
 
     stuck: dict[int, int]  # timeout in hours -> open instances without progress for longer
-    queue_depth: dict[str, int]  # queue -> scheduled (not yet running) step runs
+    queue_depth: dict[str, int]  # broker queue (Q or Q@tenant) -> scheduled step runs
     outbox_lag_s: float  # age of the oldest due, unsent outbox row; 0 when none
     outbox_unsent: int
     dead_letters: int  # open dead letters
@@ -36,9 +37,12 @@ def _moment(value: Any, conn: AsyncConnection) -> datetime | None:
 
 
 async def ops_snapshot(
-    conn: AsyncConnection, now: datetime, timeouts_h: Iterable[int]
+    conn: AsyncConnection,
+    now: datetime,
+    timeouts_h: Iterable[int],
+    pools: frozenset[str] = frozenset(),
 ) -> OpsSnapshot:
-    i, s, o, d = t.instances.c, t.step_runs.c, t.outbox.c, t.dead_letters.c
+    i, o, d = t.instances.c, t.outbox.c, t.dead_letters.c
     stuck: dict[int, int] = {}
     for hours in timeouts_h:
         stuck[hours] = int(
@@ -51,14 +55,7 @@ async def ops_snapshot(
                 )
             ).scalar_one()
         )
-    depth = {
-        str(row.queue): int(row.n)
-        for row in await conn.execute(
-            sa.select(s.queue, sa.func.count().label("n"))
-            .where(s.status == "scheduled")
-            .group_by(s.queue)
-        )
-    }
+    depth = await _queue_depth(conn, pools)
     oldest, unsent = (
         await conn.execute(
             sa.select(sa.func.min(o.available_at), sa.func.count()).where(
@@ -77,3 +74,25 @@ async def ops_snapshot(
         outbox_unsent=int(unsent),
         dead_letters=int(letters),
     )
+
+
+async def _queue_depth(conn: AsyncConnection, pools: frozenset[str]) -> dict[str, int]:
+    """Scheduled step runs per broker queue: a pooled tenant's under ``Q@tenant``, where its
+    own workers look (``naming.routed_queue``); the cases' tenants are read only with pools."""
+    i, s = t.instances.c, t.step_runs.c
+    count = sa.func.count().label("n")
+    scheduled = s.status == "scheduled"
+    if not pools:
+        rows = await conn.execute(sa.select(s.queue, count).where(scheduled).group_by(s.queue))
+        return {str(row.queue): int(row.n) for row in rows}
+    rows = await conn.execute(
+        sa.select(s.queue, i.tenant, count)
+        .join_from(t.step_runs, t.instances, i.id == s.instance_id)
+        .where(scheduled)
+        .group_by(s.queue, i.tenant)
+    )
+    depth: dict[str, int] = {}
+    for row in rows:
+        queue = routed_queue(str(row.queue), str(row.tenant), pools)
+        depth[queue] = depth.get(queue, 0) + int(row.n)
+    return depth

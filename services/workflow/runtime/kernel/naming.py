@@ -27,6 +27,27 @@ def step_topic(queue: str) -> str:
     return STEP_TOPIC_PREFIX + queue
 
 
+TENANT_POOL_MARK = "@"
+"""Separates a queue from the tenant whose own pool serves it: ``integration@cidade-a``."""
+
+
+def routed_queue(queue: str, tenant: str, pools: frozenset[str]) -> str:
+    """The broker queue that runs a step of ``queue`` for a case of ``tenant``: ``queue@tenant``
+    when the tenant has its own worker pool (``TRAMITA_WF_TENANT_POOLS``), else ``queue``.
+
+    The one rule every sender follows (the applier's outbox row and direct hand-off, the
+    sweeper's re-send, the queue-depth gauge): a step's stored ``queue`` stays the definition's,
+    so changing the setting re-routes what is sent from then on."""
+    return f"{queue}{TENANT_POOL_MARK}{tenant}" if tenant in pools else queue
+
+
+def pool_of(name: str) -> tuple[str, str | None]:
+    """A worker's queue name split into the queue and the tenant it serves alone (``None``:
+    every tenant without a pool of its own)."""
+    queue, mark, tenant = name.partition(TENANT_POOL_MARK)
+    return (queue, tenant) if mark else (name, None)
+
+
 def protocol_year(moment: datetime, zone: tzinfo) -> int:
     """The local year of ``moment`` in the jurisdiction's zone (the numbering restarts there):
     a case filed at 23:30 on 31 December in Brasília belongs to that year although it is

@@ -16,6 +16,7 @@ from contracts.kernel import Actor, AuditEntry, IdGen
 from contracts.workflow.types import SubjectRef, TransitionEvent
 from services.workflow.calendar import Calendar
 from services.workflow.definition import CompiledModel
+from services.workflow.runtime.kernel import naming
 from services.workflow.runtime.kernel.effects import (
     CancelTimers,
     CloseTasks,
@@ -31,7 +32,7 @@ from services.workflow.runtime.kernel.effects import (
     VoteRecorded,
 )
 from services.workflow.runtime.kernel.events import Event, event_type
-from services.workflow.runtime.kernel.naming import SUBJECT_TOPIC, idempotency_key, step_topic
+from services.workflow.runtime.kernel.naming import SUBJECT_TOPIC, idempotency_key
 from services.workflow.runtime.kernel.state import TERMINAL, InstanceState
 from services.workflow.runtime.ports import (
     HistoryRecord,
@@ -68,11 +69,6 @@ def state_from_json(data: dict[str, Any]) -> InstanceState:
     return msgspec.json.decode(msgspec.json.encode(data), type=InstanceState)
 
 
-def public_status(state: InstanceState) -> str:
-    """The status stored on the instance row (the state's own status)."""
-    return state.status
-
-
 class Applier:
     def __init__(
         self,
@@ -82,8 +78,10 @@ class Applier:
         *,
         telemetry: Telemetry,
         pin_form: FormPinner,
+        pools: frozenset[str] = frozenset(),
     ) -> None:
         self._ids = ids
+        self._pools = pools  # tenants with worker pools of their own
         self._telemetry = telemetry
         self._calendar = calendar
         self._legal = legal or LegalTime(calendar, {})
@@ -249,7 +247,7 @@ class Applier:
     ) -> InstanceRecord:
         return msgspec.structs.replace(
             record,
-            status=public_status(state),
+            status=state.status,
             current_nodes=sorted({t.node_id for t in state.tokens}),
             state=state_to_json(state),
             context=dict(state.context),
@@ -316,12 +314,14 @@ class Applier:
         else:
             previous = await uow.steps.last_attempt(record.id, node_id, kind, attempt_group)
         due = available_at or now
+        # The broker queue this step is sent to; the step run keeps the definition's queue.
+        routed = naming.routed_queue(queue, record.tenant, self._pools)
         take = (
             eager is not None
             and eager.taken is None
             and kind == "step"
             and previous == 0
-            and queue in eager.queues
+            and routed in eager.queues
         )
         step = StepRunRecord(
             id=self._id(),
@@ -362,7 +362,7 @@ class Applier:
             return
         await uow.steps.add(step)
         await uow.outbox.enqueue(
-            step_topic(queue), step.id, {"step_run_id": step.id}, available_at=due
+            naming.step_topic(routed), step.id, {"step_run_id": step.id}, available_at=due
         )
 
     async def _announce(
