@@ -14,7 +14,9 @@ tenants in the noisy phase against the same tenants in the baseline: their poole
 median of their per-tenant p99s, with the issue's bound of +25 %.
 
 Prints one JSON line with the machine. Usage: ``python bench/bench_tenants.py [--tenants 100]
-[--rate 0.3] [--noisy-factor 10] [--seconds 60] [--rounds 1]``.
+[--rate 0.3] [--noisy-factor 10] [--seconds 60] [--rounds 1] [--noisy-pool]``; with
+``--noisy-pool`` the noisy tenant's steps go to a worker pool of its own (docs/deployment.md,
+"Tenant worker pools").
 """
 
 from __future__ import annotations
@@ -134,7 +136,11 @@ async def bench(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         for r in range(args.rounds)
         for name in (("baseline", "noisy") if r % 2 == 0 else ("noisy", "baseline"))
     ]
-    async with six_node_stack(workdir, workers=args.workers, database="tramita_bench_tenants") as s:
+    pools = (NOISY,) if args.noisy_pool else ()
+    stack = six_node_stack(
+        workdir, workers=args.workers, database="tramita_bench_tenants", pools=pools
+    )
+    async with stack as s:
         for index, name in enumerate(order):
             streams = base_streams if name == "baseline" else noisy_streams
             plan = arrivals(streams, args.seconds, seed=args.seed + index)
@@ -174,7 +180,8 @@ async def bench(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "baseline_total": round(total_base, 2),
             "noisy_total": round(total_base + args.rate * args.noisy_factor, 2),
         },
-        "processes": f"1 relay + {args.workers} worker(s) + the starting process",
+        "processes": f"1 relay + {args.workers} worker(s) + the starting process"
+        + (" + the noisy tenant's own worker pool (1 process)" if args.noisy_pool else ""),
         "baseline": base,
         "noisy": loud,
         "quiet_p99_ratio_pooled": round(pooled_ratio, 3),
@@ -192,6 +199,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="baseline+noisy pairs, alternated")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--seed", type=int, default=25)
+    parser.add_argument(
+        "--noisy-pool",
+        action="store_true",
+        help="serve the noisy tenant's steps by its own worker pool (TRAMITA_WF_TENANT_POOLS)",
+    )
     args = parser.parse_args()
     if args.tenants < 2:
         parser.error("--tenants needs at least 2 (one quiet, one noisy)")

@@ -135,9 +135,18 @@ class Stack:
 
 @asynccontextmanager
 async def six_node_stack(
-    workdir: Path, *, workers: int = WORKERS, database: str = "tramita_bench_durable"
+    workdir: Path,
+    *,
+    workers: int = WORKERS,
+    database: str = "tramita_bench_durable",
+    pools: tuple[str, ...] = (),
 ) -> AsyncIterator[Stack]:
-    """Start the stack on a fresh database; yields once every process has booted."""
+    """Start the stack on a fresh database; yields once every process has booted. Each tenant
+    of ``pools`` gets its own worker pool (``TRAMITA_WF_TENANT_POOLS``, one more worker process
+    serving ``Q@tenant`` for the flow's step queues)."""
+    if pools:
+        # Every process reads the same setting: the starting process's engine routes the steps.
+        os.environ["TRAMITA_WF_TENANT_POOLS"] = ",".join(pools)
     url = fresh_database(database).replace("postgresql://", "postgresql+psycopg://")
     site = install_plugin(workdir / "site", BENCH_PLUGIN)
     sys.path.insert(0, str(site))
@@ -167,6 +176,11 @@ async def six_node_stack(
         for index in range(workers):
             upkeep = [] if index == 0 else ["--no-upkeep"]
             fleet.start(f"w{index + 1}", ["worker", *queues, "--concurrency", concurrency, *upkeep])
+        for tenant in pools:
+            own = [arg for q in QUEUES if q != "events" for arg in ("--queue", f"{q}@{tenant}")]
+            fleet.start(
+                f"pool-{tenant}", ["worker", *own, "--concurrency", concurrency, "--no-upkeep"]
+            )
         # The CPU window opens once every process has booted (imports, catalogs, its turn to
         # publish the registered definitions): a few seconds of CPU each, which a fixed sleep
         # left inside the window on a loaded machine (counted as per-instance work).
@@ -175,6 +189,7 @@ async def six_node_stack(
             "starter": [os.getpid()],
             "relay": [fleet.procs["relay"].pid],
             "workers": [fleet.procs[f"w{index + 1}"].pid for index in range(workers)],
+            "tenant pools": [fleet.procs[f"pool-{tenant}"].pid for tenant in pools],
             "redis": [redis.proc.pid] if redis.proc else [],
         }
         async with await psycopg.AsyncConnection.connect(plain_url, autocommit=True) as observer:
