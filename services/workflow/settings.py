@@ -86,6 +86,10 @@ class WorkflowSettings(msgspec.Struct, frozen=True, kw_only=True):
     ``{unit}``). See ``docs/protocol-numbers.md``."""
     protocol_unit: str = ""
     """The protocolling unit's code: five digits for ``nup``; what ``{unit}`` writes."""
+    tenant_protocol_units: str = ""
+    """Tenants numbered in a series of their own, each with its unit's code, comma-separated
+    (``cidade-a=12345,cidade-b=67890``; needs ``nup`` or a pattern with ``{unit}``). Every
+    other tenant's cases share the deployment's series and ``protocol_unit``."""
     access_grounds: str = ""
     """Path of a TOML file whose ``[grounds]`` table (``key = "label"``) replaces the legal
     grounds offered for restricted and secret cases (default: ``runtime.services.access.
