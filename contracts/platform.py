@@ -84,6 +84,12 @@ class PlatformContext(Protocol):
         ...
 
     @property
+    def read_database(self) -> Any:
+        """Where lag-tolerant reads (search, dashboards, statistics) go: a PostgreSQL replica
+        when ``TRAMITA_READ_DATABASE_URL`` names one, else ``database`` itself."""
+        ...
+
+    @property
     def extras(self) -> dict[str, Any]:
         """Process-wide objects the composition root hands to plugins by key."""
         ...

@@ -45,6 +45,13 @@ class Platform:
     workflow: WorkflowEngine | None = None
     role: str = "cli"
     extras: dict[str, Any] = field(default_factory=dict)
+    replica: AsyncEngine | None = None
+    """``TRAMITA_READ_DATABASE_URL``'s engine, when a replica is configured."""
+
+    @property
+    def read_database(self) -> AsyncEngine:
+        """Where lag-tolerant reads go: the replica if there is one, else the database."""
+        return self.replica or self.database
 
     @property
     def permissions(self) -> Directory:
@@ -83,12 +90,18 @@ class Platform:
             collected=collected,
             registrations=Registrations.freeze(collected),
             database=database,
-            audit=SqlAuditWriter(clock, ids, chains=settings.audit_chains),
+            audit=SqlAuditWriter(
+                clock, ids, chains=settings.audit_chains, tenant=settings.tenant
+            ),
             directory=directory,
             login=Login(directory, LoginThrottle(database, clock, settings)),
             sessions=SessionStore(database, clock, ids),
             role=role,
         )
+        if settings.read_database_url is not None:
+            platform.replica = create_engine(
+                settings.read_database_url, pool_size=settings.db_pool_size
+            )
         platform.workflow = host.workflow_engine(platform)
         for pending in host.startup(platform):
             await pending
@@ -104,3 +117,5 @@ class Platform:
         for pending in self.host.shutdown(self):
             await pending
         await self.database.dispose()
+        if self.replica is not None:
+            await self.replica.dispose()

@@ -17,6 +17,11 @@ _DEV_SECRET = "tramita-development-secret-change-me"
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     database_url: str = DEFAULT_SQLITE
+    read_database_url: str | None = None
+    """A PostgreSQL hot standby (streaming replica) of ``database_url`` that the read-heavy,
+    lag-tolerant reads use: case search and the dashboards and statistics. Everything that
+    writes, and every read that must see the writer's own change (a case, its tasks, the
+    inbox), stays on ``database_url``."""
     redis_url: str | None = None
     secret_key: str = _DEV_SECRET
     environment: str = "development"
@@ -101,6 +106,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     fields: dict[str, object] = {}
     if url := env.get("TRAMITA_DATABASE_URL"):
         fields["database_url"] = normalise_database_url(url)
+    if replica := env.get("TRAMITA_READ_DATABASE_URL"):
+        fields["read_database_url"] = normalise_database_url(replica)
     if redis := env.get("TRAMITA_REDIS_URL"):
         fields["redis_url"] = redis
     if secret := env.get("TRAMITA_SECRET_KEY"):
@@ -151,6 +158,13 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         if (value := _whole(env, name)) is not None:
             fields[key] = value
     settings = msgspec.convert(fields, Settings)
+    if settings.read_database_url is not None and (
+        settings.is_sqlite or settings.read_database_url.startswith("sqlite")
+    ):
+        raise ConfigurationError(
+            "TRAMITA_READ_DATABASE_URL needs PostgreSQL: a replica of a PostgreSQL"
+            " TRAMITA_DATABASE_URL"
+        )
     if settings.environment == "production" and settings.secret_key == _DEV_SECRET:
         raise ConfigurationError("TRAMITA_SECRET_KEY must be set in production")
     return settings

@@ -39,7 +39,7 @@ async def csv_lines(
     ``last`` (local dates), as they are read."""
     zone = ZoneInfo(platform.settings.timezone)
     source = platform.extras.get(TASK_RECORDS_KEY)
-    database = platform.database
+    database = platform.read_database
     scope = Scope(first=first, last=last, zone=zone, dialect=database.dialect.name)
     if which == "pedidos":
         writer = LineWriter(REQUEST_COLUMNS)

@@ -52,7 +52,7 @@ async def load_facts(platform: PlatformContext, first: date, last: date) -> Fact
     zone = ZoneInfo(platform.settings.timezone)
     start, end = local_window(first, last, zone)
     r, a = requests.c, appeals.c
-    async with platform.database.connect() as conn:
+    async with platform.read_database.connect() as conn:
         rows = (
             await conn.execute(
                 sa.select(r.id, r.protocol, r.sector, r.status, r.created_at).where(

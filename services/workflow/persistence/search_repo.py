@@ -109,13 +109,18 @@ def _letter(row: Any) -> DeadLetterView:
 
 
 class SqlApiReads:
-    def __init__(self, engine: AsyncEngine, clock: Clock | None = None) -> None:
+    def __init__(
+        self, engine: AsyncEngine, clock: Clock | None = None, *, replica: AsyncEngine | None = None
+    ) -> None:
         self._engine = engine
         self._clock = clock
         """Judges grants' expiry in a search filtered for a viewer (required for one)."""
+        self._replica = replica or engine
+        """Where the search runs: a PostgreSQL replica (``TRAMITA_READ_DATABASE_URL``) may lag
+        the database by its replication delay; every other read here sees the last commit."""
 
-    async def _all(self, query: sa.Select[Any]) -> list[Any]:
-        async with self._engine.connect() as conn:
+    async def _all(self, query: sa.Select[Any], *, replica: bool = False) -> list[Any]:
+        async with (self._replica if replica else self._engine).connect() as conn:
             return list(await conn.execute(query))
 
     async def search(self, query: InstanceQuery) -> list[InstanceSummary]:
@@ -157,7 +162,8 @@ class SqlApiReads:
             where.append(self._visible(query.viewer))
         limit = max(1, min(query.limit, MAX_PAGE))
         rows = await self._all(
-            sa.select(*_SUMMARY_COLUMNS).where(*where).order_by(c.id.desc()).limit(limit)
+            sa.select(*_SUMMARY_COLUMNS).where(*where).order_by(c.id.desc()).limit(limit),
+            replica=True,
         )
         return [_summary(r) for r in rows]
 
