@@ -172,6 +172,33 @@ CANCEL_OPEN_TASKS = (
         status="cancelled", completed_at=sa.bindparam("b_now", type_=t.tasks.c.completed_at.type)
     )
 )
+
+
+def _of_instances(column: Any) -> Any:
+    """``column = ANY(:b_instances)`` (PostgreSQL): the ending cases of a whole batch in one
+    statement, where a write per case is held (``WriteBuffer.write_per_instance``)."""
+    ids = sa.bindparam("b_instances", type_=ARRAY(sa.String))
+    return column == sa.any_(sa.cast(ids, ARRAY(sa.Uuid(as_uuid=False))))
+
+
+CANCEL_OPEN_STEP_RUNS_OF = (
+    t.step_runs.update()
+    .where(_of_instances(_s.instance_id), _one_of(_s.status, OPEN_STEP_STATUSES))
+    .values(status="cancelled", finished_at=sa.bindparam("b_now", type_=_s.finished_at.type))
+)
+CANCEL_OPEN_TASKS_OF = (
+    t.tasks.update()
+    .where(_of_instances(t.tasks.c.instance_id), _one_of(t.tasks.c.status, OPEN_TASK_STATUSES))
+    .values(
+        status="cancelled", completed_at=sa.bindparam("b_now", type_=t.tasks.c.completed_at.type)
+    )
+)
+CANCEL_PENDING_TIMERS_OF = (
+    t.timers.update()
+    .where(_of_instances(t.timers.c.instance_id), t.timers.c.status == "pending")
+    .values(status="cancelled")
+)
+"""The ``*_OF`` forms: the same as their one-instance forms, for several instances."""
 OPEN_TASK_IDS = sa.select(t.tasks.c.id).where(
     t.tasks.c.instance_id == sa.bindparam("b_instance"),
     t.tasks.c.status.in_(OPEN_TASK_STATUSES),

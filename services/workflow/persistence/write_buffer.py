@@ -155,17 +155,22 @@ class WriteBuffer:
         sent at once: the checked form needs the row on the server)."""
         self._conn: AsyncConnection | None = None
         self._facade: AsyncConnection | None = None
+        self.joining: dict[int, tuple[Held, dict[str, Any]]] = {}
+        """Held per-instance writes others may still join (``joined_writes.write_per_instance``)."""
+        self.joined_upto = 0
 
     def open(self, conn: AsyncConnection) -> None:
         self._conn = conn
         self._facade = cast(AsyncConnection, _FlushingConnection(self, conn)) if self.hold else conn
         self.held, self.notify, self.chain_locked = [], False, False
         self.instance_insert_held = False
+        self.joining, self.joined_upto = {}, 0
 
     def close(self) -> AsyncConnection | None:
         """Forget the connection and the held writes (never sent: nothing to undo)."""
         conn, self._conn, self._facade = self._conn, None, None
         self.held, self.instance_insert_held = [], False
+        self.joining, self.joined_upto = {}, 0
         return conn
 
     @property
@@ -286,6 +291,7 @@ class WriteBuffer:
         # The sort is stable: everything else keeps the order it was written in.
         held = sorted(self.held, key=_send_order)
         self.held, self.instance_insert_held = [], False
+        self.joining, self.joined_upto = {}, 0
         conn = self.raw
         if not commit and len(held) < 2:
             for item in held:  # one statement: a batch would save nothing

@@ -199,6 +199,9 @@ async def test_a_statement_expanded_at_execution_is_sent_the_ordinary_way(
         (q.FINISH_STEP_RUN_CHECKED, ["status", "output", "b_id", "b_owner"]),
         (q.CANCEL_OPEN_STEP_RUNS, ["b_instance", "b_now"]),
         (q.CANCEL_OPEN_TASKS, ["b_instance", "b_now"]),
+        (q.CANCEL_OPEN_STEP_RUNS_OF, ["b_instances", "b_now"]),
+        (q.CANCEL_OPEN_TASKS_OF, ["b_instances", "b_now"]),
+        (q.CANCEL_PENDING_TIMERS_OF, ["b_instances"]),
         (q.MARK_SENT["postgresql"], ["b_ids", "b_now"]),
         (LOCK_CHAIN, ["chains"]),
         (CHAINED_INSERT, ["canon_before", "canon_after", "id", "at", "action"]),
@@ -210,6 +213,34 @@ def test_every_statement_the_hot_path_holds_travels_in_a_batch(
     """A held statement that cannot be rendered sends its whole flush the slow way (one send
     per statement): an IN list or a per-row default slipping into one must fail here."""
     assert pg_batch.renderable(statement, dict.fromkeys(keys), engine.dialect)
+
+
+async def test_the_cancels_of_a_batch_of_ending_cases_are_held_as_one_statement_per_table(
+    engine: AsyncEngine,
+) -> None:
+    """A tick's batch ends many cases: their open work is cancelled by one statement per table,
+    unless another write was held in between (then the later cases get statements of their
+    own, sent after it)."""
+    async with _uow(engine) as uow:
+        for instance_id in ("a", "b"):
+            await uow._db.write(q.INSERT_HISTORY, {"instance_id": instance_id})
+            await uow.instances.cancel_open_work(instance_id, NOW)
+            await uow.timers.cancel(instance_id, None, None, None, None)
+        await uow.outbox.enqueue("step.x", "k", {}, available_at=NOW)
+        await uow.timers.cancel("c", "token", None, None, None)  # a filtered cancel: its own
+        await uow.instances.cancel_open_work("c", NOW)
+        held = [
+            (h.statement, h.parameters) for h in uow._db.held if h.statement is not q.INSERT_HISTORY
+        ]
+        uow._db.held = []
+    assert held[:3] == [
+        (q.CANCEL_OPEN_STEP_RUNS_OF, {"b_now": NOW, "b_instances": ["a", "b"]}),
+        (q.CANCEL_OPEN_TASKS_OF, {"b_now": NOW, "b_instances": ["a", "b"]}),
+        (q.CANCEL_PENDING_TIMERS_OF, {"b_instances": ["a", "b"]}),
+    ]
+    assert held[3][0] is q.INSERT_OUTBOX
+    assert [h[0] for h in held[5:]] == [q.CANCEL_OPEN_STEP_RUNS_OF, q.CANCEL_OPEN_TASKS_OF]
+    assert held[-1][1] == {"b_now": NOW, "b_instances": ["c"]}
 
 
 async def test_begin_with_the_protocol_number_commits_and_rolls_back_as_one_transaction(

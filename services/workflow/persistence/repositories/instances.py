@@ -11,6 +11,7 @@ from contracts.errors import ConcurrentModification
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.persistence.access_repo import seen_by
+from services.workflow.persistence.joined_writes import write_per_instance
 from services.workflow.persistence.repositories import struct
 from services.workflow.persistence.write_buffer import Held, WriteBuffer
 from services.workflow.runtime.kernel.state import TERMINAL
@@ -114,9 +115,13 @@ class SqlInstances:
     async def cancel_open_work(self, instance_id: str, now: datetime) -> None:
         # Held back on PostgreSQL like the inserts: sent in order with them, so a step run
         # scheduled by the same decision is cancelled too.
-        params = {"b_instance": instance_id, "b_now": now}
-        for statement in (q.CANCEL_OPEN_STEP_RUNS, q.CANCEL_OPEN_TASKS):
-            await self._db.write(statement, params)
+        # A batch of ending cases (the tick's) sends one statement per table.
+        values = {"b_now": now}
+        for one, many in (
+            (q.CANCEL_OPEN_STEP_RUNS, q.CANCEL_OPEN_STEP_RUNS_OF),
+            (q.CANCEL_OPEN_TASKS, q.CANCEL_OPEN_TASKS_OF),
+        ):
+            await write_per_instance(self._db, one, many, instance_id, values)
 
     async def in_flight_on(
         self, version_id: str, *, seen: tuple[Viewer, datetime] | None = None

@@ -12,6 +12,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from core.dbtypes import UTCDateTime
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
+from services.workflow.persistence.joined_writes import write_per_instance
 from services.workflow.persistence.repositories import struct
 from services.workflow.persistence.write_buffer import WriteBuffer
 from services.workflow.runtime.ports import TimerRecord
@@ -66,6 +67,11 @@ class SqlTimers:
             if value is not None:
                 params[name] = value
         statement = _cancel_statement(self._db.dialect.name, frozenset(params))
+        if len(params) == 1:  # all of the instance's (an ending case): joined in a batch
+            await write_per_instance(
+                self._db, statement, q.CANCEL_PENDING_TIMERS_OF, instance_id, {}
+            )
+            return
         await self._db.write(statement, params)
 
     async def next_due(self, instance_id: str) -> datetime | None:
