@@ -32,7 +32,7 @@ from services.workflow.delivery.inprocess import InProcessDelivery
 from services.workflow.documents import DocumentService, DocumentType
 from services.workflow.handles import WorkflowHandles, handles_of
 from services.workflow.metrics import PrometheusTelemetry
-from services.workflow.numbering import numbering
+from services.workflow.numbering import tenant_numbering_of
 from services.workflow.persistence.boot_lock import publishing_turn
 from services.workflow.persistence.dashboard_reads import SqlDashboardReads
 from services.workflow.persistence.documents_repo import SqlDocumentRepo
@@ -310,7 +310,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         wakeup=wake.set,
         tenant=platform.settings.tenant,
         zone=jurisdiction_zone(platform.settings.timezone),
-        numbering=numbering(settings.protocol_format, settings.protocol_unit),
+        numbering=tenant_numbering_of(settings, platform.settings.tenant),
         tick_concurrency=max(1, settings.tick_concurrency) if postgresql else 1,
         max_context_bytes=settings.max_context_bytes,
     )

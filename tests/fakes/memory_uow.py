@@ -53,7 +53,7 @@ class MemoryDatabase:
     definitions: dict[str, str] = field(default_factory=dict)  # key -> name
     versions: dict[str, VersionRecord] = field(default_factory=dict)
     instances: dict[str, InstanceRecord] = field(default_factory=dict)
-    counters: dict[tuple[str, int], int] = field(default_factory=dict)
+    counters: dict[tuple[str, str, int], int] = field(default_factory=dict)
     history: dict[str, list[HistoryRecord]] = field(default_factory=dict)
     steps: dict[str, StepRunRecord] = field(default_factory=dict)
     tasks: dict[str, TaskRecord] = field(default_factory=dict)
@@ -135,9 +135,9 @@ class MemoryVersions(_Repo):
 
 
 class MemoryInstances(_Repo):
-    async def next_protocol_number(self, series: str, year: int) -> int:
-        number = self._db.counters.get((series, year), 0) + 1
-        self._db.counters[(series, year)] = number
+    async def next_protocol_number(self, series: str, year: int, *, tenant: str) -> int:
+        number = self._db.counters.get((tenant, series, year), 0) + 1
+        self._db.counters[(tenant, series, year)] = number
         return number
 
     async def add(self, record: InstanceRecord) -> None:

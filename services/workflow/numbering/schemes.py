@@ -105,6 +105,8 @@ class PatternNumbering:
             )
         self.pattern = pattern
         self.unit = unit
+        self.shows_unit = "unit" in fields
+        """Whether a number writes ``{unit}`` (so two units' numbers cannot be the same)."""
         self._per_prefix = "prefix" in fields
         widest = pattern.format(prefix=_WIDEST_PREFIX, year=9999, seq=MAX_SEQUENCE, unit=unit)
         if len(widest) > MAX_LENGTH:

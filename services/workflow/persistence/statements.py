@@ -209,9 +209,14 @@ def _next_number(insert: Any) -> Any:
     """Allocate a protocol number: one upsert that also locks the series' row."""
     return (
         insert(t.protocol_counters)
-        .values(prefix=sa.bindparam("b_prefix"), year=sa.bindparam("b_year"), last=1)
+        .values(
+            tenant=sa.bindparam("b_tenant"),
+            prefix=sa.bindparam("b_prefix"),
+            year=sa.bindparam("b_year"),
+            last=1,
+        )
         .on_conflict_do_update(
-            index_elements=["prefix", "year"],
+            index_elements=["tenant", "prefix", "year"],
             set_={"last": t.protocol_counters.c.last + 1},
         )
         .returning(t.protocol_counters.c.last)

@@ -43,6 +43,8 @@ versions = sa.Table(
 protocol_counters = sa.Table(
     "workflow_protocol_counters",
     metadata,
+    # Whose series: a tenant with a unit of its own, else the deployment's tenant (workflow_0016).
+    sa.Column("tenant", sa.String(50), primary_key=True),
     # The series (``Numbering.series``): a definition's prefix, a NUP unit's code, or ``*``.
     sa.Column("prefix", sa.String(20), primary_key=True),
     sa.Column("year", sa.Integer, primary_key=True),

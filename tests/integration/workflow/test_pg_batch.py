@@ -250,16 +250,16 @@ async def test_begin_with_the_protocol_number_commits_and_rolls_back_as_one_tran
     psycopg is in autocommit meanwhile and leaves it when the unit of work ends."""
     with pytest.raises(RuntimeError):
         async with _uow(engine) as uow:
-            assert await uow.instances.next_protocol_number("TST", 2026) == 1
+            assert await uow.instances.next_protocol_number("TST", 2026, tenant="default") == 1
             await uow.outbox.enqueue("step.x", "lost", {}, available_at=NOW)
             raise RuntimeError("the caller fails after taking the number")
     async with _uow(engine) as uow:
         # the first was rolled back
-        assert await uow.instances.next_protocol_number("TST", 2026) == 1
+        assert await uow.instances.next_protocol_number("TST", 2026, tenant="default") == 1
         await uow.outbox.enqueue("step.x", "kept", {}, available_at=NOW)
         await uow.commit()
     async with _uow(engine) as uow:
-        assert await uow.instances.next_protocol_number("TST", 2026) == 2
+        assert await uow.instances.next_protocol_number("TST", 2026, tenant="default") == 2
         await uow.commit()
     assert await _outbox_rows(engine) == ["kept"]
     async with engine.connect() as conn:  # pool_size=1: the connection those used

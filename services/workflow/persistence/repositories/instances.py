@@ -37,14 +37,14 @@ class SqlInstances:
     def __init__(self, db: WriteBuffer) -> None:
         self._db = db
 
-    async def next_protocol_number(self, series: str, year: int) -> int:
-        """Allocate the next number of a protocol series inside this transaction (no gaps).
+    async def next_protocol_number(self, series: str, year: int, *, tenant: str) -> int:
+        """Allocate the next number of ``tenant``'s protocol series in this transaction (no gaps).
 
         One atomic upsert: concurrent first starts of a series cannot both insert, and the row
         stays locked until commit, so numbers follow commit order.
         """
         statement = q.NEXT_PROTOCOL_NUMBER[self._db.dialect.name]
-        parameters = {"b_prefix": series, "b_year": year}
+        parameters = {"b_tenant": tenant, "b_prefix": series, "b_year": year}
         if self._db.hold:
             rows = await self._db.begin_with(statement, parameters, t.protocol_counters)
             if rows is not None:

@@ -48,10 +48,12 @@ class Versions(Protocol):
 class Instances(Protocol):
     """Workflow instances (``uow.instances``)."""
 
-    async def next_protocol_number(self, series: str, year: int) -> int:
-        """Allocate the next number of a protocol series (``Numbering.series``: a definition's
-        prefix, or a NUP unit's code) in ``year`` inside this transaction: it is given back if
-        the transaction rolls back, and concurrent starts wait for each other (no gaps)."""
+    async def next_protocol_number(self, series: str, year: int, *, tenant: str) -> int:
+        """Allocate the next number of ``tenant``'s protocol series (``Numbering.series``: a
+        definition's prefix, or a NUP unit's code) in ``year`` inside this transaction: it is
+        given back if the transaction rolls back, and concurrent starts wait for each other (no
+        gaps). ``tenant`` owns the counters: a tenant with a unit of its own, else the
+        deployment's tenant (``TenantNumbering.of``)."""
         ...
 
     async def add(self, record: InstanceRecord) -> None: ...

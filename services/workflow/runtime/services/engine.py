@@ -15,7 +15,7 @@ from contracts.kernel import Actor, AuditEntry, Clock, IdGen
 from contracts.workflow.types import InstanceView, StartRequest, TaskView
 from services.workflow.definition import CompiledModel
 from services.workflow.definition.messages import N_
-from services.workflow.numbering import DEFAULT_NUMBERING, Numbering
+from services.workflow.numbering import DEFAULT_NUMBERING, Numbering, TenantNumbering
 from services.workflow.runtime.kernel.events import Cancelled, Event, Signalled
 from services.workflow.runtime.kernel.limits import DEFAULT_MAX_CONTEXT_BYTES, check_context_size
 from services.workflow.runtime.kernel.state import InstanceState
@@ -53,7 +53,7 @@ class Engine(EngineReads):
         human: Callable[[Engine], TaskService] | None = None,
         tenant: str = "default",
         zone: tzinfo,
-        numbering: Numbering = DEFAULT_NUMBERING,
+        numbering: Numbering | TenantNumbering = DEFAULT_NUMBERING,
         tick_concurrency: int,
         max_context_bytes: int = DEFAULT_MAX_CONTEXT_BYTES,
     ) -> None:
@@ -64,8 +64,14 @@ class Engine(EngineReads):
         self._tenant = tenant
         self._zone = zone
         """The jurisdiction's time zone (``settings.timezone``): the protocol number's year."""
-        self.numbering = numbering
-        """How protocol numbers are made (``TRAMITA_WF_PROTOCOL_FORMAT``) and typed ones read."""
+        numberings = (
+            numbering
+            if isinstance(numbering, TenantNumbering)
+            else TenantNumbering(numbering, tenant=tenant)
+        )
+        self.numbering = numberings.shared
+        """How protocol numbers are made (``TRAMITA_WF_PROTOCOL_FORMAT``) and typed ones read
+        (a tenant's own unit, ``TRAMITA_WF_TENANT_PROTOCOL_UNITS``, reads the same way)."""
         self.publisher = Publisher(uow_factory, compiler)
         self.human = None if human is None else human(self)
         """Task actions (claim, complete...), built by ``human`` on this engine's ``apply_in``
@@ -89,7 +95,7 @@ class Engine(EngineReads):
             apply_in=self.apply_in,
             tenant=tenant,
             zone=zone,
-            numbering=numbering,
+            numbering=numberings,
         )
         self._calls = Calls(
             uow_factory=uow_factory,

@@ -9,7 +9,7 @@ from datetime import datetime, tzinfo
 from contracts.errors import NotFound
 from contracts.kernel import AuditEntry, IdGen
 from contracts.workflow.types import StartRequest
-from services.workflow.numbering import Numbering
+from services.workflow.numbering import TenantNumbering
 from services.workflow.runtime.kernel.events import Started
 from services.workflow.runtime.kernel.naming import protocol_year
 from services.workflow.runtime.kernel.state import initial_state
@@ -31,7 +31,7 @@ class Starter:
         apply_in: ApplyIn,
         tenant: str,
         zone: tzinfo,
-        numbering: Numbering,
+        numbering: TenantNumbering,
     ) -> None:
         self._ids = ids
         self._compiler = compiler
@@ -72,10 +72,12 @@ class Starter:
         defn = model.definition
         year = protocol_year(now, self._zone)
         tenant = request.tenant or self._tenant
-        # Drawn in this unit of work: a start that rolls back gives its number back. The
-        # series are the deployment's: a protocol number names one case across its tenants.
-        series = self._numbering.series(defn.protocol_prefix)
-        number = await uow.instances.next_protocol_number(series, year)
+        # Drawn in this unit of work: a start that rolls back gives its number back. A tenant
+        # with a unit of its own draws from its own series; every other tenant from the
+        # deployment's (``numbering.tenants``: a protocol number names one case across them).
+        owner, numbering = self._numbering.of(tenant)
+        series = numbering.series(defn.protocol_prefix)
+        number = await uow.instances.next_protocol_number(series, year, tenant=owner)
         actor_id = request.actor.id if request.actor.kind == "user" else None
         record = InstanceRecord(
             id=instance_id or str(self._ids.new_id()),
@@ -83,9 +85,7 @@ class Starter:
             version_id=version.id,
             definition_key=defn.key,
             definition_version=version.version,
-            protocol=self._numbering.format(
-                prefix=defn.protocol_prefix, year=year, sequence=number
-            ),
+            protocol=numbering.format(prefix=defn.protocol_prefix, year=year, sequence=number),
             status="created",
             current_nodes=[],
             state={},
