@@ -39,7 +39,9 @@ class Actor(msgspec.Struct, frozen=True, kw_only=True):
 class AuditEntry(msgspec.Struct, frozen=True, kw_only=True):
     """One audited fact: what happened to which object, by whom, before and after.
 
-    ``before``/``after`` hold identifiers and states, never personal data.
+    ``before``/``after`` hold identifiers and states, never personal data. ``tenant`` is the
+    tenant whose case or action this is, whose chains the entry joins; ``None``: the one the
+    writer knows (the case's, in the workflow service's unit of work), else the deployment's.
     """
 
     action: str
@@ -50,6 +52,7 @@ class AuditEntry(msgspec.Struct, frozen=True, kw_only=True):
     after: dict[str, Any] | None = None
     reason: str | None = None
     correlation_id: str | None = None
+    tenant: str | None = None
 
 
 class AuditRecord(msgspec.Struct, frozen=True, kw_only=True):

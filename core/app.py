@@ -90,9 +90,7 @@ class Platform:
             collected=collected,
             registrations=Registrations.freeze(collected),
             database=database,
-            audit=SqlAuditWriter(
-                clock, ids, chains=settings.audit_chains, tenant=settings.tenant
-            ),
+            audit=SqlAuditWriter(clock, ids, chains=settings.audit_chains, tenant=settings.tenant),
             directory=directory,
             login=Login(directory, LoginThrottle(database, clock, settings)),
             sessions=SessionStore(database, clock, ids),

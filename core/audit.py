@@ -7,30 +7,38 @@ And every row carries ``prev_hash`` (the hash of the row before it in its chain)
 to drop the trigger, edit a row, delete one, swap two or slip a forged one in breaks a chain,
 and :func:`verify_chain` names the first broken entry.
 
-Several chains (stripes). The log is not one chain but ``audit_chains`` of them (the ``chain``
-column, 16 by default): each row is linked to the row before it *in its own chain*. Recomputing
-a chain after an edit, or cutting a chain's tail off, is still possible for an attacker with
-write rights, which is why ``tramita audit verify --json`` prints ``head_hash``, a digest over
-every chain's head (:func:`heads_digest`): store it outside the database (a ticket, a signed
-e-mail, the Official Gazette) and a rewritten or shortened chain no longer matches history that
-someone else holds a copy of. Order is proven within a chain; between chains, entries are
-concurrent and only ``seq`` and ``at`` (not hashed together) order them.
+Chains per tenant, several per tenant (stripes). Every row carries the ``tenant`` whose case or
+action it records (``AuditEntry.tenant``, else the deployment's own tenant, ``TRAMITA_TENANT``),
+and each tenant has its own chains: a chain is identified by ``(tenant, chain)``, ``chain`` a
+stripe number below ``audit_chains`` (16 by default); each row is linked to the row before it
+*in its own chain*. The tenant is hashed, so a row moved to another tenant breaks; the stripe
+is not, but moving a row to another stripe breaks the links of both. Recomputing a chain after
+an edit, or cutting a chain's tail off, is still possible for an attacker with write rights,
+which is why ``tramita audit verify --json`` prints ``head_hash``, a digest over every chain's
+head (:func:`core.audit_verify.heads_digest`), and one per tenant: store them outside the
+database (a ticket, a signed e-mail, the Official Gazette) and a rewritten or shortened chain
+no longer matches history that someone else holds a copy of. Order is proven within a chain;
+between chains, entries are concurrent and only ``seq`` and ``at`` (not hashed together) order
+them. Rows written before ``core_0009`` were hashed without a tenant (:func:`legacy_entry_hash`):
+they are the deployment's tenant's, at the start of its chains.
 
 Concurrent writers. Each append must see the hash of the row committed just before it in its
-chain. On PostgreSQL the transaction first takes one chain (:data:`TAKE_CHAIN`: the function
-``core_audit_take_chain``, see ``core_0007``): it tries the chains' transaction-scoped advisory
-locks (key ``AUDIT_LOCK_KEY + chain``) from ``pg_backend_pid() % chains`` on, keeps the first
-free one, or waits for its own when all are busy, and remembers it in the transaction-local
-setting ``tramita.audit_chain`` (later appends in the same transaction reuse it). Then one
-statement per row reads that chain's head and computes the hash on the server: Python builds
-the canonical JSON around the predecessor's hash (see :data:`CHAINED_INSERT`), PostgreSQL's
-``sha256`` hashes it with the head spliced in, so the stored hash is exactly :func:`entry_hash`.
-The lock is held until the transaction ends, so a chain's order is its commit order; the insert
-is a statement after the lock, so it reads the head with a snapshot taken after the lock was
-granted. The workflow unit of work sends both with its COMMIT. Audited transactions now
-serialise only when more of them commit at once than there are chains (measured in
-``docs/deployment.md``). The ``chain`` is not hashed: moving a row to another chain breaks the
-links of both. SQLite needs nothing extra: ``BEGIN IMMEDIATE`` (one writer), one chain (0).
+chain. On PostgreSQL the transaction first takes one of the tenant's chains (:data:`LOCK_CHAIN`:
+the function ``core_audit_take_chain``, see ``core_0009``): it tries that tenant's chains'
+transaction-scoped advisory locks (keys ``hashtext('tramita.audit:' || tenant)`` and the stripe)
+from ``pg_backend_pid() % chains`` on, keeps the first free one, or waits for its own when all
+are busy, and remembers it in a transaction-local setting named after the tenant
+(:func:`chain_setting`; later appends for that tenant in the same transaction reuse it). Then
+one statement per row reads that chain's head and computes the hash on the server: Python
+builds the canonical JSON around the predecessor's hash (see :data:`CHAINED_INSERT`),
+PostgreSQL's ``sha256`` hashes it with the head spliced in, so the stored hash is exactly
+:func:`entry_hash`. The lock is held until the transaction ends, so a chain's order is its
+commit order; the insert is a statement after the lock, so it reads the head with a snapshot
+taken after the lock was granted. The workflow unit of work sends both with its COMMIT.
+Audited transactions of one tenant serialise only when more of them commit at once than there
+are chains (measured in ``docs/deployment.md``); two tenants never wait for each other's chains
+(unless their keys' hashes collide, which only shares a lock). SQLite needs nothing extra:
+``BEGIN IMMEDIATE`` (one writer), one chain (0) per tenant.
 """
 
 from __future__ import annotations
@@ -51,38 +59,47 @@ from core.dbtypes import JSONType, UTCDateTime, UUIDStr
 GENESIS = "0" * 64
 """The ``prev_hash`` of the first entry."""
 
-AUDIT_LOCK_KEY = 0x7472_616D_6175_6474  # "tramaudt": chain n's advisory lock is this + n
-CHAIN_SETTING = "tramita.audit_chain"
-"""The transaction-local setting that holds the chain this transaction appends to."""
+CHAIN_SETTING = "tramita.audit_chain_"
+"""Prefix of the transaction-local setting that holds the chain this transaction appends to for
+one tenant; the setting's name ends with the tenant key's MD5 (:func:`chain_setting`)."""
 
 TAKE_CHAIN_FUNCTION = f"""
-CREATE OR REPLACE FUNCTION core_audit_take_chain(chains integer) RETURNS integer
+CREATE OR REPLACE FUNCTION core_audit_take_chain(tenant text, chains integer) RETURNS integer
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
-    taken text := current_setting('{CHAIN_SETTING}', true);
+    setting text := '{CHAIN_SETTING}' || md5(tenant);
+    taken text := current_setting(setting, true);
+    lock_key integer := hashtext('tramita.audit:' || tenant);
     own integer := pg_backend_pid() % greatest(chains, 1);
     candidate integer;
 BEGIN
     IF taken IS NOT NULL AND taken <> '' THEN
-        RETURN taken::integer;  -- this transaction holds its chain already
+        RETURN taken::integer;  -- this transaction holds one of the tenant's chains already
     END IF;
     FOR i IN 0 .. greatest(chains, 1) - 1 LOOP
         candidate := (own + i) % greatest(chains, 1);
-        IF pg_try_advisory_xact_lock({AUDIT_LOCK_KEY} + candidate) THEN
-            PERFORM set_config('{CHAIN_SETTING}', candidate::text, true);
+        IF pg_try_advisory_xact_lock(lock_key, candidate) THEN
+            PERFORM set_config(setting, candidate::text, true);
             RETURN candidate;
         END IF;
     END LOOP;
-    PERFORM pg_advisory_xact_lock({AUDIT_LOCK_KEY} + own);  -- all busy: wait for our own
-    PERFORM set_config('{CHAIN_SETTING}', own::text, true);
+    PERFORM pg_advisory_xact_lock(lock_key, own);  -- all busy: wait for our own
+    PERFORM set_config(setting, own::text, true);
     RETURN own;
 END
 $$
 """
-"""PostgreSQL: take a free chain's advisory lock for this transaction (``core_0007``)."""
+"""PostgreSQL: take a free chain of one tenant and its advisory lock for this transaction."""
 
-# The chained view of ``core_audit_log`` (``core.tables.audit_log`` plus the two chain columns
-# that ``core_0002`` adds); kept here so the chain's schema and its hashing live side by side.
+
+def chain_setting(tenant: Any) -> Any:
+    """The name of the transaction-local setting with ``tenant``'s chain, as SQL."""
+    return sa.literal(CHAIN_SETTING).op("||")(sa.func.md5(tenant))
+
+
+# The chained view of ``core_audit_log`` (``core.tables.audit_log`` plus the chain columns that
+# ``core_0002``, ``core_0007`` and ``core_0009`` add); kept here so the chain's schema and its
+# hashing live side by side.
 chained_log = sa.Table(
     "core_audit_log",
     sa.MetaData(),
@@ -101,6 +118,7 @@ chained_log = sa.Table(
     sa.Column("prev_hash", sa.String(64), nullable=True),
     sa.Column("hash", sa.String(64), nullable=True),
     sa.Column("chain", sa.Integer, nullable=False, server_default="0"),  # core_0007
+    sa.Column("tenant", sa.String(50), nullable=False),  # core_0009
 )
 
 
@@ -120,8 +138,8 @@ def _moment(at: datetime) -> str:
     return at.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def _canonical(values: dict[str, Any], prev_hash: str) -> bytes:
-    body = {
+def _canonical(values: dict[str, Any], prev_hash: str, *, tenant: bool = True) -> bytes:
+    body: dict[str, Any] = {
         "id": str(values["id"]),
         "at": _moment(values["at"]),
         "action": values["action"],
@@ -135,12 +153,20 @@ def _canonical(values: dict[str, Any], prev_hash: str) -> bytes:
         "correlation_id": values["correlation_id"],
         "prev_hash": prev_hash,
     }
+    if tenant:
+        body["tenant"] = values["tenant"]
     return msgspec.json.encode(body, order="sorted")
 
 
 def entry_hash(values: dict[str, Any], prev_hash: str) -> str:
-    """SHA-256 over the canonical JSON of one row's content and its predecessor's hash."""
+    """SHA-256 over the canonical JSON of one row's content, its tenant and its predecessor's
+    hash."""
     return hashlib.sha256(_canonical(values, prev_hash)).hexdigest()
+
+
+def legacy_entry_hash(values: dict[str, Any], prev_hash: str) -> str:
+    """The hash of a row written before ``core_0009``: the same without the tenant."""
+    return hashlib.sha256(_canonical(values, prev_hash, tenant=False)).hexdigest()
 
 
 _PREV_MARK = "p" * 64
@@ -149,7 +175,8 @@ _PREV_FIELD = b'"prev_hash":"'
 
 def _around_prev(values: dict[str, Any]) -> tuple[bytes, bytes]:
     """The canonical JSON before and after the predecessor's hash. Keys are sorted, so the
-    top-level ``prev_hash`` is followed only by ``reason`` (a string, its quotes escaped):
+    top-level ``prev_hash`` is followed only by ``reason`` and ``tenant`` (strings, their quotes
+    escaped):
     its marker is the last occurrence, whatever ``before`` or ``after`` contain."""
     before, field, after = _canonical(values, _PREV_MARK).rpartition(
         _PREV_FIELD + _PREV_MARK.encode() + b'"'
@@ -167,10 +194,11 @@ def _chained_insert() -> Any:
         "id", "at", "action", "object_type", "object_id", "actor_kind", "actor_id",
         "before", "after", "reason", "correlation_id",
     ]  # fmt: skip
-    chain = sa.cast(sa.func.current_setting(CHAIN_SETTING), sa.Integer)
+    tenant = sa.bindparam("tenant", type_=chained_log.c.tenant.type)
+    chain = sa.cast(sa.func.current_setting(chain_setting(tenant)), sa.Integer)
     head = (
         sa.select(chained_log.c.hash)
-        .where(chained_log.c.chain == chain)
+        .where(chained_log.c.tenant == tenant, chained_log.c.chain == chain)
         .order_by(chained_log.c.seq.desc())
         .limit(1)
         .scalar_subquery()
@@ -186,18 +214,24 @@ def _chained_insert() -> Any:
         prev.c.prev,
         sa.func.encode(sa.func.sha256(spliced), "hex"),
         chain,
+        tenant,
     )
-    return chained_log.insert().from_select([*content, "prev_hash", "hash", "chain"], row)
+    columns = [*content, "prev_hash", "hash", "chain", "tenant"]
+    return chained_log.insert().from_select(columns, row)
 
 
 CHAINED_INSERT = _chained_insert()
-"""PostgreSQL: one audit row, chained to the head of the transaction's chain (taken first with
-:data:`LOCK_CHAIN`) and hashed on the server."""
+"""PostgreSQL: one audit row, chained to the head of the transaction's chain of its tenant (taken
+first with :data:`LOCK_CHAIN`) and hashed on the server."""
 
 
-LOCK_CHAIN = sa.select(sa.func.core_audit_take_chain(sa.bindparam("chains", type_=sa.Integer)))
-"""PostgreSQL: take a chain and its advisory lock until the transaction ends (a transaction
-that has one keeps it); parameters: :meth:`SqlAuditWriter.lock_parameters`."""
+LOCK_CHAIN = sa.select(
+    sa.func.core_audit_take_chain(
+        sa.bindparam("tenant", type_=sa.Text), sa.bindparam("chains", type_=sa.Integer)
+    )
+)
+"""PostgreSQL: take one of a tenant's chains and its advisory lock until the transaction ends
+(a transaction that has one keeps it); parameters: :meth:`SqlAuditWriter.lock_parameters`."""
 
 
 async def _send_together(conn: AsyncConnection, statements: list[tuple[Any, Any]]) -> None:
@@ -221,11 +255,11 @@ async def _send_together(conn: AsyncConnection, statements: list[tuple[Any, Any]
         raise pg_batch.as_dbapi_error(exc) from exc
 
 
-async def _head_hash(conn: AsyncConnection) -> str:
+async def _head_hash(conn: AsyncConnection, tenant: str) -> str:
     head = (
         await conn.execute(
             sa.select(chained_log.c.hash)
-            .where(chained_log.c.chain == 0)
+            .where(chained_log.c.tenant == tenant, chained_log.c.chain == 0)
             .order_by(chained_log.c.seq.desc())
             .limit(1)
         )
@@ -234,10 +268,20 @@ async def _head_hash(conn: AsyncConnection) -> str:
 
 
 class SqlAuditWriter:
-    def __init__(self, clock: Clock, ids: IdGen, *, chains: int = 16) -> None:
+    """Appends entries to their tenant's chains; ``tenant`` is the deployment's own
+    (``TRAMITA_TENANT``), for the entries that name none."""
+
+    def __init__(
+        self, clock: Clock, ids: IdGen, *, chains: int = 16, tenant: str = "default"
+    ) -> None:
         self._clock = clock
         self._ids = ids
         self._chains = max(chains, 1)
+        self._tenant = tenant
+
+    def tenant_of(self, entry: AuditEntry) -> str:
+        """The tenant whose chains ``entry`` goes to."""
+        return entry.tenant or self._tenant
 
     async def append(self, connection: Any, entry: AuditEntry) -> None:
         conn: AsyncConnection = connection
@@ -245,23 +289,24 @@ class SqlAuditWriter:
             await _send_together(
                 conn,
                 [
-                    (LOCK_CHAIN, self.lock_parameters()),
+                    (LOCK_CHAIN, self.lock_parameters(self.tenant_of(entry))),
                     (CHAINED_INSERT, self.chained_parameters(entry)),
                 ],
             )
             return
-        # SQLite: every transaction already holds the database's one write lock; one chain.
+        # SQLite: every transaction already holds the database's one write lock; one chain per
+        # tenant.
         values = self._values(entry)
-        prev = await _head_hash(conn)
+        prev = await _head_hash(conn, values["tenant"])
         await conn.execute(
             chained_log.insert().values(
                 **values, prev_hash=prev, hash=entry_hash(values, prev), chain=0
             )
         )
 
-    def lock_parameters(self) -> dict[str, Any]:
-        """Parameters of :data:`LOCK_CHAIN`: how many chains to spread over."""
-        return {"chains": self._chains}
+    def lock_parameters(self, tenant: str) -> dict[str, Any]:
+        """Parameters of :data:`LOCK_CHAIN`: the tenant, how many chains to spread over."""
+        return {"tenant": tenant, "chains": self._chains}
 
     def chained_parameters(self, entry: AuditEntry) -> dict[str, Any]:
         """Parameters of :data:`CHAINED_INSERT` for ``entry``; whoever executes it must have
@@ -283,6 +328,7 @@ class SqlAuditWriter:
             "after": entry.after,
             "reason": entry.reason,
             "correlation_id": entry.correlation_id,
+            "tenant": self.tenant_of(entry),
         }
 
 
@@ -314,6 +360,7 @@ async def read_trail(
                 after=row.after,
                 reason=row.reason,
                 correlation_id=row.correlation_id,
+                tenant=row.tenant,
             ),
         )
         for row in rows

@@ -28,11 +28,11 @@ from core.settings import load_settings
 from core.tables import users
 
 
-async def _verify(database_url: str) -> ChainReport:
+async def _verify(database_url: str, tenant: str | None, own_tenant: str) -> ChainReport:
     engine = create_engine(database_url)
     try:
         async with engine.connect() as conn:
-            return await verify_chain(conn)
+            return await verify_chain(conn, tenant=tenant, legacy_tenant=own_tenant)
     finally:
         await engine.dispose()
 
@@ -90,11 +90,13 @@ def audit_group() -> None:
 
 
 @audit_group.command("verify")
+@click.option("--tenant", "tenant", default=None, help="Verify this tenant's chains only.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
-def verify_cmd(as_json: bool) -> None:
+def verify_cmd(tenant: str | None, as_json: bool) -> None:
     """Check every entry's hash and link; report the first broken entry (exit 1)."""
+    settings = load_settings()
     try:
-        report = asyncio.run(_verify(load_settings().database_url))
+        report = asyncio.run(_verify(settings.database_url, tenant, settings.tenant))
     except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback with a URL
         from core.cli_errors import one_line
 
@@ -111,12 +113,14 @@ def verify_cmd(as_json: bool) -> None:
             click.echo(head % {"seq": report.head_seq, "hash": report.head_hash})
     else:
         broken = _(
-            "audit chain BROKEN at entry seq %(seq)s (id %(id)s): %(problem)s; "
-            "%(count)s entries before it verified"
+            "audit chain BROKEN at entry seq %(seq)s (id %(id)s, tenant %(tenant)s, chain "
+            "%(chain)s): %(problem)s; %(count)s entries before it verified"
         )
         values = {
             "seq": report.broken_seq,
             "id": report.broken_id,
+            "tenant": report.broken_tenant,
+            "chain": report.broken_chain,
             "problem": report.problem,
             "count": report.checked,
         }

@@ -215,7 +215,8 @@ async def test_a_row_forged_by_hand_is_named_by_verify(platform: Platform) -> No
         "reason": None,
         "correlation_id": None,
     }
-    chain = (await longest_chain(platform))[0].chain
+    first = (await longest_chain(platform))[0]
+    chain, values["tenant"] = first.chain, first.tenant
     async with platform.database.begin() as conn:  # INSERT is allowed: the chain catches it
         await conn.execute(
             chained_log.insert().values(

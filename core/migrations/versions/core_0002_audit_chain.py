@@ -8,7 +8,7 @@ Create Date: 2026-12-01
 import sqlalchemy as sa
 from alembic import op
 
-from core.audit import GENESIS, chained_log, entry_hash
+from core.audit import GENESIS, chained_log, legacy_entry_hash
 
 revision = "core_0002"
 down_revision = "core_0001"
@@ -35,7 +35,7 @@ def _seal_existing_rows() -> None:
     (both DDL and the updates commit or roll back together), then restored.
     """
     bind = op.get_bind()
-    columns = [c for c in chained_log.c if c.name != "chain"]  # added by core_0007
+    columns = [c for c in chained_log.c if c.name not in ("chain", "tenant")]  # core_0007, 0009
     rows = list(bind.execute(sa.select(*columns).order_by(chained_log.c.seq)))
     if not rows:
         return
@@ -46,7 +46,7 @@ def _seal_existing_rows() -> None:
         op.execute("DROP TRIGGER core_audit_no_update")
     prev = GENESIS
     for row in rows:
-        digest = entry_hash(dict(row._mapping), prev)
+        digest = legacy_entry_hash(dict(row._mapping), prev)  # no tenant before core_0009
         bind.execute(
             chained_log.update()
             .where(chained_log.c.seq == row.seq)

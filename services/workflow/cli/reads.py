@@ -154,7 +154,7 @@ def with_reads(action: Callable[[UnitOfWork], Awaitable[T]]) -> T:
         from services.workflow.persistence.unit_of_work import SqlUnitOfWork
 
         ids = UUIDv7Gen()
-        writer = SqlAuditWriter(clock, ids, chains=settings.audit_chains)
+        writer = SqlAuditWriter(clock, ids, chains=settings.audit_chains, tenant=settings.tenant)
         async with SqlUnitOfWork(database, clock, ids, writer) as uow:
             return await action(uow)
 
@@ -174,7 +174,7 @@ def with_reads_as(
 
         viewer = await viewer_of(database, clock, user, settings.tenant)
         ids = UUIDv7Gen()
-        writer = SqlAuditWriter(clock, ids, chains=settings.audit_chains)
+        writer = SqlAuditWriter(clock, ids, chains=settings.audit_chains, tenant=settings.tenant)
         async with SqlUnitOfWork(database, clock, ids, writer) as uow:
             return await action(uow, (viewer, clock.now()))
 

@@ -148,8 +148,11 @@ class WriteBuffer:
         self.held: list[Held] = []
         self.notify = False
         """Whether the COMMIT carries a NOTIFY for the outbox relays."""
-        self.chain_locked = False
-        """Whether the audit chain's lock is among the held writes already."""
+        self.chains_locked: set[str] = set()
+        """The tenants whose audit chain's lock is among the held writes already."""
+        self.tenants: dict[str, str] = {}
+        """The tenant of each instance this transaction read or wrote (its audit entries go
+        to that tenant's chains)."""
         self.instance_insert_held = False
         """Whether an instance's INSERT is among the held writes (its first update is then
         sent at once: the checked form needs the row on the server)."""
@@ -162,7 +165,7 @@ class WriteBuffer:
     def open(self, conn: AsyncConnection) -> None:
         self._conn = conn
         self._facade = cast(AsyncConnection, _FlushingConnection(self, conn)) if self.hold else conn
-        self.held, self.notify, self.chain_locked = [], False, False
+        self.held, self.notify, self.chains_locked, self.tenants = [], False, set(), {}
         self.instance_insert_held = False
         self.joining, self.joined_upto = {}, 0
 

@@ -52,7 +52,14 @@ class SqlInstances:
         found = await self._db.via(t.protocol_counters).execute(statement, parameters)
         return int(found.scalar_one())
 
+    def _seen(self, record: InstanceRecord | None) -> InstanceRecord | None:
+        """Remember the case's tenant: the transaction's audit entries about it go there."""
+        if record is not None:
+            self._db.tenants[record.id] = record.tenant
+        return record
+
     async def add(self, record: InstanceRecord) -> None:
+        self._seen(record)
         await self._db.write(q.INSERT_INSTANCE, msgspec.structs.asdict(record))
 
     async def lock(self, instance_id: str) -> InstanceRecord | None:
@@ -60,7 +67,7 @@ class SqlInstances:
         # locked first (see ``WriteBuffer.flush``).
         query = self._db.via(t.instances).execute(q.LOCK_INSTANCE, {"b_id": instance_id})
         row = (await query).first()
-        return None if row is None else struct(InstanceRecord, row)
+        return self._seen(None if row is None else struct(InstanceRecord, row))
 
     async def lock_many(self, instance_ids: list[str]) -> dict[str, InstanceRecord]:
         if not instance_ids:
@@ -72,11 +79,14 @@ class SqlInstances:
             .with_for_update()
         )
         rows = await self._db.via(t.instances).execute(query)
-        return {r.id: struct(InstanceRecord, r) for r in rows}
+        found = {r.id: struct(InstanceRecord, r) for r in rows}
+        for record in found.values():
+            self._seen(record)
+        return found
 
     async def get(self, instance_id: str) -> InstanceRecord | None:
         row = (await self._db.read(q.GET_INSTANCE, {"b_id": instance_id})).first()
-        return None if row is None else struct(InstanceRecord, row)
+        return self._seen(None if row is None else struct(InstanceRecord, row))
 
     async def find_by_protocol(self, protocol: str) -> InstanceRecord | None:
         row = (
@@ -84,11 +94,12 @@ class SqlInstances:
                 sa.select(t.instances).where(t.instances.c.protocol == protocol)
             )
         ).first()
-        return None if row is None else struct(InstanceRecord, row)
+        return self._seen(None if row is None else struct(InstanceRecord, row))
 
     async def update(self, record: InstanceRecord, *, expected_version: int) -> None:
         # Only the columns a decision or a moved deadline changes are written (the SET list
         # follows the parameters): a timer firing renders and sends 8 values, not 19.
+        self._seen(record)
         params = {c: getattr(record, c) for c in DECIDED_COLUMNS}
         params["b_id"] = record.id
         params["b_expected"] = expected_version
