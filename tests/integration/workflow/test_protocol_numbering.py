@@ -3,7 +3,6 @@ transaction — gap-free per series and year, also when starts race or one rolls
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from core.settings import Settings
 from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.numbering import format_nup
 from tests.integration.deadlines.esic import ESIC, OFFICER
-from tests.integration.processes import release_together
+from tests.integration.processes import race_results
 
 ROOT = Path(__file__).parents[3]
 OUVIDORIA = {**ESIC, "key": "ouvidoria.case", "protocol_prefix": "OUV"}
@@ -123,13 +122,7 @@ def _race(database_url: str, processes: int, each: int) -> list[dict[str, object
         )
         for i in range(processes)
     ]
-    release_together(procs)
-    results = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err
-        results.extend(json.loads(line) for line in out.strip().splitlines())
-    return results
+    return race_results(procs)
 
 
 @pytest.mark.slow

@@ -5,7 +5,6 @@ get distinct consecutive numbers."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.numbering import format_nup
 from services.workflow.persistence import tables as t
 from tests.integration.deadlines.esic import ESIC, OFFICER
-from tests.integration.processes import release_together
+from tests.integration.processes import race_results
 
 ROOT = Path(__file__).parents[3]
 OUVIDORIA = {**ESIC, "key": "ouvidoria.case", "protocol_prefix": "OUV"}
@@ -138,13 +137,7 @@ def _race(database_url: str, tenants: list[str], each: int) -> list[dict[str, ob
         )
         for i, tenant in enumerate(tenants)
     ]
-    release_together(procs)
-    results = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err
-        results.extend(json.loads(line) for line in out.strip().splitlines())
-    return results
+    return race_results(procs)
 
 
 @pytest.mark.slow
