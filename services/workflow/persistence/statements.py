@@ -227,3 +227,42 @@ NEXT_PROTOCOL_NUMBER = {
     "postgresql": _next_number(pg_insert),
     "sqlite": _next_number(sqlite_insert),
 }
+
+
+def _ids_in(column: Any) -> dict[str, Any]:
+    """``column = ANY(:b_ids)`` on PostgreSQL: one array parameter, so the statement, its
+    compiled form and psycopg's parsed query are the same whatever the number of ids (an IN
+    list is expanded into a parameter per id and parsed again on every call); an expanding
+    ``IN`` on SQLite."""
+    ids = sa.bindparam("b_ids", type_=ARRAY(sa.String))
+    return {
+        "postgresql": column == sa.any_(sa.cast(ids, ARRAY(sa.Uuid(as_uuid=False)))),
+        "sqlite": column.in_(sa.bindparam("b_ids", expanding=True, type_=column.type)),
+    }
+
+
+_tm = t.timers.c
+LOCK_INSTANCES = {
+    name: sa.select(t.instances).where(ids).order_by(_i.id).with_for_update()
+    for name, ids in _ids_in(_i.id).items()
+}
+"""A tick's batch of instances, locked in id order (``b_ids``)."""
+MARK_TIMERS_FIRED = {
+    name: t.timers.update()
+    .where(ids, _tm.status == "pending")
+    .values(status="fired", fired_at=sa.bindparam("b_now", type_=_tm.fired_at.type))
+    .returning(_tm.id)
+    for name, ids in _ids_in(_tm.id).items()
+}
+_DUE_TIMERS = (
+    sa.select(t.timers)
+    .join(t.instances, _i.id == _tm.instance_id)
+    .where(_tm.status == "pending", _tm.due_at <= sa.bindparam("b_now", type_=_tm.due_at.type))
+    .order_by(_tm.due_at, _tm.id)
+    .limit(sa.bindparam("b_limit"))
+)
+CLAIM_DUE_TIMERS = {
+    # PostgreSQL: another tick's timers and the instances a transaction holds are skipped.
+    "postgresql": _DUE_TIMERS.with_for_update(of=[t.timers, t.instances], skip_locked=True),
+    "sqlite": _DUE_TIMERS,
+}

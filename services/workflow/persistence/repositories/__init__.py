@@ -15,3 +15,9 @@ import msgspec
 def struct(cls: type[Any], row: Any) -> Any:
     """A row as the port's Struct ``cls``."""
     return msgspec.convert({str(k): v for k, v in row._mapping.items()}, cls)
+
+
+def structs(cls: type[Any], result: Any) -> list[Any]:
+    """A result's rows as the port's Struct ``cls`` (its column names taken once, not per row)."""
+    keys = list(map(str, result.keys()))
+    return [msgspec.convert(dict(zip(keys, row, strict=True)), cls) for row in result]

@@ -12,7 +12,7 @@ from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.persistence.access_repo import seen_by
 from services.workflow.persistence.joined_writes import write_per_instance
-from services.workflow.persistence.repositories import struct
+from services.workflow.persistence.repositories import struct, structs
 from services.workflow.persistence.write_buffer import Held, WriteBuffer
 from services.workflow.runtime.kernel.state import TERMINAL
 from services.workflow.runtime.ports import InstanceRecord
@@ -72,14 +72,9 @@ class SqlInstances:
     async def lock_many(self, instance_ids: list[str]) -> dict[str, InstanceRecord]:
         if not instance_ids:
             return {}
-        query = (
-            sa.select(t.instances)
-            .where(t.instances.c.id.in_(sorted(instance_ids)))
-            .order_by(t.instances.c.id)
-            .with_for_update()
-        )
-        rows = await self._db.via(t.instances).execute(query)
-        found = {r.id: struct(InstanceRecord, r) for r in rows}
+        statement = q.LOCK_INSTANCES[self._db.dialect.name]
+        result = await self._db.via(t.instances).execute(statement, {"b_ids": sorted(instance_ids)})
+        found = {r.id: r for r in structs(InstanceRecord, result)}
         for record in found.values():
             self._seen(record)
         return found

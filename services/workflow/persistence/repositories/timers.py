@@ -13,7 +13,7 @@ from core.dbtypes import UTCDateTime
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
 from services.workflow.persistence.joined_writes import write_per_instance
-from services.workflow.persistence.repositories import struct
+from services.workflow.persistence.repositories import struct, structs
 from services.workflow.persistence.write_buffer import WriteBuffer
 from services.workflow.runtime.ports import TimerRecord
 
@@ -109,26 +109,13 @@ class SqlTimers:
         return bool(result.rowcount == 1)
 
     async def claim_due(self, now: datetime, limit: int) -> list[TimerRecord]:
-        c = t.timers.c
-        query = (
-            sa.select(t.timers)
-            .join(t.instances, t.instances.c.id == c.instance_id)
-            .where(c.status == "pending", c.due_at <= now)
-            .order_by(c.due_at, c.id)
-            .limit(limit)
-        )
-        if self._db.is_postgres:
-            query = query.with_for_update(of=[t.timers, t.instances], skip_locked=True)
-        return [struct(TimerRecord, r) for r in await self._db.conn.execute(query)]
+        statement = q.CLAIM_DUE_TIMERS[self._db.dialect.name]
+        result = await self._db.conn.execute(statement, {"b_now": now, "b_limit": limit})
+        return structs(TimerRecord, result)
 
     async def mark_fired_many(self, timer_ids: list[str], now: datetime) -> set[str]:
         if not timer_ids:
             return set()
-        c = t.timers.c
-        result = await self._db.conn.execute(
-            t.timers.update()
-            .where(c.id.in_(timer_ids), c.status == "pending")
-            .values(status="fired", fired_at=now)
-            .returning(c.id)
-        )
+        statement = q.MARK_TIMERS_FIRED[self._db.dialect.name]
+        result = await self._db.conn.execute(statement, {"b_ids": timer_ids, "b_now": now})
         return {str(i) for i in result.scalars()}
