@@ -90,6 +90,12 @@ class PlatformContext(Protocol):
         ...
 
     @property
+    def placements(self) -> Mapping[str, Any]:
+        """``tenant -> database handle`` of the tenants whose cases live on another database
+        (``TRAMITA_TENANT_DATABASES``); empty where every tenant is on ``database``."""
+        ...
+
+    @property
     def extras(self) -> dict[str, Any]:
         """Process-wide objects the composition root hands to plugins by key."""
         ...

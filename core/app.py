@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from contracts.kernel import Clock, IdGen
 from contracts.workflow.engine import WorkflowEngine
-from core import heap, migrate
+from core import heap, migrate, placement
 from core.audit import SqlAuditWriter
 from core.clock import SystemClock
 from core.db import create_engine
@@ -47,6 +47,9 @@ class Platform:
     extras: dict[str, Any] = field(default_factory=dict)
     replica: AsyncEngine | None = None
     """``TRAMITA_READ_DATABASE_URL``'s engine, when a replica is configured."""
+    placements: dict[str, AsyncEngine] = field(default_factory=dict)
+    """``tenant -> engine`` of the tenants on another database (``TRAMITA_TENANT_DATABASES``);
+    tenants that share a database share its engine."""
 
     @property
     def read_database(self) -> AsyncEngine:
@@ -80,6 +83,7 @@ class Platform:
         collected = host.collect()
         if upgrade:
             await asyncio.to_thread(migrate.upgrade, settings.database_url, collected.migrations)
+            await placement.upgrade_each(settings, collected.migrations)
         database = create_engine(settings.database_url, pool_size=settings.db_pool_size)
         directory = Directory(database, clock, ids, collected.permissions)
         platform = cls(
@@ -100,6 +104,7 @@ class Platform:
             platform.replica = create_engine(
                 settings.read_database_url, pool_size=settings.db_pool_size
             )
+        platform.placements = placement.engines(settings)
         platform.workflow = host.workflow_engine(platform)
         for pending in host.startup(platform):
             await pending
@@ -117,3 +122,5 @@ class Platform:
         await self.database.dispose()
         if self.replica is not None:
             await self.replica.dispose()
+        for engine in {id(e): e for e in self.placements.values()}.values():
+            await engine.dispose()

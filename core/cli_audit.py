@@ -93,10 +93,12 @@ def audit_group() -> None:
 @click.option("--tenant", "tenant", default=None, help="Verify this tenant's chains only.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
 def verify_cmd(tenant: str | None, as_json: bool) -> None:
-    """Check every entry's hash and link; report the first broken entry (exit 1)."""
+    """Check every entry's hash and link; report the first broken entry (exit 1). A tenant on
+    a database of its own (``TRAMITA_TENANT_DATABASES``) is verified there with ``--tenant``."""
     settings = load_settings()
     try:
-        report = asyncio.run(_verify(settings.database_url, tenant, settings.tenant))
+        url = dict(settings.tenant_databases).get(tenant or "", settings.database_url)
+        report = asyncio.run(_verify(url, tenant, settings.tenant))
     except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback with a URL
         from core.cli_errors import one_line
 

@@ -41,6 +41,11 @@ def _from_sqlalchemy(exc: BaseException) -> bool:
     return type(exc).__module__.startswith(("sqlalchemy", "psycopg", "sqlite3", "aiosqlite"))
 
 
+def is_database_down(exc: BaseException) -> bool:
+    """A database driver's error that says the server did not answer (down, refused, gone)."""
+    return _from_sqlalchemy(exc) and bool(_names(exc) & _DATABASE_DOWN)
+
+
 def _tramita(exc: TramitaError) -> str:
     line = _(exc.detail)
     problems = "; ".join(f"{e.path}: {e.message}" for e in map(localized, exc.errors))

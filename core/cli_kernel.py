@@ -10,7 +10,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import click
 
-from core import migrate
+from core import migrate, placement
 from core.app import Platform
 from core.cli import _host, run_async
 from core.cli_text import gettext as _
@@ -56,6 +56,10 @@ def db_upgrade() -> None:
     branches = host.collect().migrations
     heads = migrate.upgrade(settings.database_url, branches)
     click.echo(_("database at heads: %(heads)s") % {"heads": ", ".join(heads)})
+    for name, placed in placement.upgrade_all(settings, branches).items():
+        click.echo(
+            _("database %(name)s at heads: %(heads)s") % {"name": name, "heads": ", ".join(placed)}
+        )
 
 
 @db_group.command("status")
@@ -65,6 +69,15 @@ def db_status() -> None:
     branches = _host().collect().migrations
     applied = ", ".join(migrate.current_heads(settings.database_url, branches))
     click.echo(_("applied: %(heads)s") % {"heads": applied})
+    for url, tenants in placement.databases(settings).items():
+        click.echo(
+            _("applied on %(name)s (%(tenants)s): %(heads)s")
+            % {
+                "name": placement.label(url),
+                "tenants": ", ".join(tenants),
+                "heads": ", ".join(migrate.current_heads(url, branches)),
+            }
+        )
     click.echo(_("known: %(heads)s") % {"heads": ", ".join(migrate.known_heads(branches))})
 
 

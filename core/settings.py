@@ -56,6 +56,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     audit_chains: int = 16
     """How many hash chains (stripes) the audit log spreads PostgreSQL writers over: audited
     transactions serialise only within a stripe (see ``core.audit``). SQLite keeps one."""
+    tenant_databases: tuple[tuple[str, str], ...] = ()
+    """``(tenant, database URL)`` of the tenants whose cases live on another PostgreSQL
+    database than ``database_url`` (``TRAMITA_TENANT_DATABASES``); every other tenant, people,
+    sessions and the modules' own records stay on ``database_url``."""
 
     @property
     def secure_cookies(self) -> bool:
@@ -157,7 +161,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     ):
         if (value := _whole(env, name)) is not None:
             fields[key] = value
+    if "TRAMITA_TENANT_DATABASES" in env:
+        fields["tenant_databases"] = tenant_databases(env["TRAMITA_TENANT_DATABASES"])
     settings = msgspec.convert(fields, Settings)
+    _check_placements(settings)
     if settings.read_database_url is not None and (
         settings.is_sqlite or settings.read_database_url.startswith("sqlite")
     ):
@@ -168,6 +175,56 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     if settings.environment == "production" and settings.secret_key == _DEV_SECRET:
         raise ConfigurationError("TRAMITA_SECRET_KEY must be set in production")
     return settings
+
+
+def tenant_databases(raw: str) -> tuple[tuple[str, str], ...]:
+    """``tenant=URL`` pairs, comma-separated (``cidade-b=postgresql://db2/tramita``); a
+    malformed or repeated entry is refused, naming it (never its URL: it may hold a password)."""
+    from core.tenancy import KEY
+
+    pairs: list[tuple[str, str]] = []
+    for entry in (item.strip() for item in raw.split(",")):
+        if not entry:
+            continue
+        tenant, sep, url = (part.strip() for part in entry.partition("="))
+        if not sep or not KEY.match(tenant) or not url:
+            raise ConfigurationError(
+                "TRAMITA_TENANT_DATABASES entries are tenant=postgresql://host/database",
+                entry=tenant[:50],
+            )
+        if any(tenant == known for known, _url in pairs):
+            raise ConfigurationError("TRAMITA_TENANT_DATABASES names a tenant twice", tenant=tenant)
+        try:
+            normalised = normalise_database_url(url)
+        except ConfigurationError as exc:
+            raise ConfigurationError(
+                "TRAMITA_TENANT_DATABASES must give each tenant a postgresql:// URL",
+                tenant=tenant,
+            ) from exc
+        pairs.append((tenant, normalised))
+    return tuple(pairs)
+
+
+def _check_placements(settings: Settings) -> None:
+    for tenant, url in settings.tenant_databases:
+        if settings.is_sqlite or url.startswith("sqlite"):
+            raise ConfigurationError(
+                "TRAMITA_TENANT_DATABASES needs PostgreSQL, for TRAMITA_DATABASE_URL and for"
+                " every tenant's database",
+                tenant=tenant,
+            )
+        if tenant == settings.tenant:
+            raise ConfigurationError(
+                "TRAMITA_TENANT_DATABASES cannot move the deployment's own tenant"
+                " (TRAMITA_TENANT): it stays on TRAMITA_DATABASE_URL",
+                tenant=tenant,
+            )
+        if url == settings.database_url:
+            raise ConfigurationError(
+                "TRAMITA_TENANT_DATABASES names TRAMITA_DATABASE_URL itself: list only the"
+                " tenants on another database",
+                tenant=tenant,
+            )
 
 
 def normalise_database_url(url: str) -> str:

@@ -25,7 +25,7 @@ from litestar.template.config import TemplateConfig
 from litestar.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from contracts.errors import TramitaError, Unauthenticated
+from contracts.errors import ServiceUnavailable, TramitaError, Unauthenticated
 from core import i18n, localtime
 from core.allow import AllowOnOptionsMiddleware
 from core.app import Platform
@@ -87,6 +87,16 @@ def http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> R
             if isinstance(e, dict)
         ]
     return _problem(body, request, limit_headers(exc))
+
+
+def database_down_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """A database that does not answer is a 503 the client may retry, not a 500; with tenants
+    on several databases it is only the acting tenant's (``core.placement``)."""
+    log.warning("database_unavailable", error_type=type(exc).__name__, path=request.url.path)
+    down = ServiceUnavailable(
+        i18n.N_("the database did not answer; try again shortly"), retry_after=5
+    )
+    return tramita_error_handler(request, down)
 
 
 def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
@@ -250,6 +260,8 @@ def create_app(platform: Platform, *, debug: bool = False) -> Litestar:
         exception_handlers={
             TramitaError: tramita_error_handler,
             HTTPException: http_error_handler,
+            sa.exc.OperationalError: database_down_handler,
+            sa.exc.InterfaceError: database_down_handler,
             Exception: internal_error_handler,
         },
         on_shutdown=[_close_platform],

@@ -10,10 +10,11 @@ import asyncio
 import contextlib
 import os
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import msgspec
@@ -57,7 +58,7 @@ from services.workflow.runtime.services.executor import MAX_CHAIN, Executor
 from services.workflow.runtime.services.human_policy import Catalog, TaskGuard
 from services.workflow.runtime.services.human_tasks import TaskService
 from services.workflow.runtime.services.inbox import Inbox
-from services.workflow.runtime.services.legal_time import LegalTime
+from services.workflow.runtime.services.legal_time import BusinessDays, LegalTime
 from services.workflow.runtime.services.migration import Migrator
 from services.workflow.runtime.services.operations import OperationService
 from services.workflow.runtime.services.publishing import ModelCompiler
@@ -68,6 +69,9 @@ from services.workflow.settings import (
     access_grounds,
     load_settings,
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
 
 log = structlog.get_logger("tramita.workflow")
 LOCALES = Path(__file__).parent / "locale"
@@ -103,6 +107,8 @@ class WorkflowService(WorkflowHandles):
     through, and what delivers, executes and ticks behind them."""
 
     platform: PlatformContext
+    database: AsyncEngine
+    """Where this service's cases live: the platform's database, or a placed tenant's."""
     settings: WorkflowSettings
     rules: RuleEngine
     executor: Executor
@@ -119,7 +125,7 @@ class WorkflowService(WorkflowHandles):
     async def publish_registered(self) -> list[str]:
         """Publish the definitions modules registered (unchanged ones are no-ops); one
         booting process at a time (``persistence.boot_lock``)."""
-        async with publishing_turn(self.platform.database):
+        async with publishing_turn(self.database):
             return await self._publish_registered()
 
     async def _publish_registered(self) -> list[str]:
@@ -184,16 +190,6 @@ class WorkflowService(WorkflowHandles):
         await self.delivery.stop()
 
 
-class BusinessDays:
-    """The jurisdiction calendar in force, read at each call (it may be revised)."""
-
-    def __init__(self, legal: LegalTime) -> None:
-        self._legal = legal
-
-    def is_business_day(self, day: date) -> bool:
-        return self._legal.calendar.is_business_day(day)
-
-
 def service_of(platform: PlatformContext) -> WorkflowService:
     """The service built for this platform (what the plugin put under ``WORKFLOW_KEY``)."""
     found = handles_of(platform)
@@ -236,17 +232,27 @@ def step_executor(
     )
 
 
-def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -> WorkflowService:
+def build(
+    platform: PlatformContext,
+    settings: WorkflowSettings | None = None,
+    *,
+    database: AsyncEngine | None = None,
+    telemetry: Telemetry | None = None,
+) -> WorkflowService:
     """The service's one composition root: every part gets what it needs through its
-    constructor; ``settings`` defaults to the environment's, read here once."""
+    constructor; ``settings`` defaults to the environment's, read here once. ``database``: a
+    placed tenant's (``services.workflow.placements``), else the platform's with its replica;
+    ``telemetry``: the process's, shared by the services of several databases."""
     regs = platform.registrations
     settings = settings or load_settings(regs.deadline_rules)
+    db = platform.database if database is None else database
+    reader = platform.read_database if db is platform.database else db
     clock, ids = platform.clock, platform.ids
     # The service's messages (refusals, labels, e-mails) in the person's language, everywhere.
     add_catalog_directory(LOCALES)
 
     def uow() -> SqlUnitOfWork:
-        return SqlUnitOfWork(platform.database, clock, ids, platform.audit)
+        return SqlUnitOfWork(db, clock, ids, platform.audit)
 
     def deadline_store(unit: UnitOfWork) -> DeadlineStore:
         return unit.deadlines
@@ -280,7 +286,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
     async def pin_form(unit: UnitOfWork, reference: str) -> str:
         return await guard.pin(human_store(unit), reference)
 
-    telemetry = PrometheusTelemetry()
+    telemetry = telemetry or PrometheusTelemetry()
     applier = Applier(
         ids, calendar, legal, telemetry=telemetry, pin_form=pin_form, pools=settings.pools
     )
@@ -299,7 +305,7 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
             wakeup=wake.set,
         )
 
-    postgresql = platform.database.dialect.name == "postgresql"
+    postgresql = db.dialect.name == "postgresql"
     engine = Engine(
         uow_factory=uow,
         clock=clock,
@@ -348,13 +354,14 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
     )
     return WorkflowService(
         platform=platform,
+        database=db,
         settings=settings,
         rules=rules,
         engine=engine,
         executor=executor,
         delivery=delivery,
         tasks=tasks,
-        inbox=Inbox(SqlInboxQuery(platform.database, clock), clock),
+        inbox=Inbox(SqlInboxQuery(db, clock), clock),
         catalog=Catalog(
             uow_factory=uow, store=human_store, clock=clock, ids=ids, expressions=rules
         ),
@@ -372,8 +379,8 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         ),
         operations=operations,
         migrator=migrator,
-        reads=SqlApiReads(platform.database, clock, replica=platform.read_database),
-        dashboard=SqlDashboardReads(platform.read_database, clock),
+        reads=SqlApiReads(db, clock, replica=reader),
+        dashboard=SqlDashboardReads(reader, clock),
         drafts=SqlDraftStore(uow, clock, ids),
         telemetry=telemetry,
         pools=settings.pools,
@@ -381,20 +388,5 @@ def build(platform: PlatformContext, settings: WorkflowSettings | None = None) -
         dispatcher=dispatcher,
         business_days=BusinessDays(legal),
         legal_deadlines=DeadlineNotices(uow, legal),
-        task_records=SqlTaskRecords(platform.database),
+        task_records=SqlTaskRecords(db),
     )
-
-
-def broker_probe(redis_url: str) -> Callable[[], Awaitable[None]]:
-    """``/health`` pings the broker the relay and workers depend on."""
-
-    async def probe() -> None:
-        import redis.asyncio
-
-        client = redis.asyncio.Redis.from_url(redis_url, socket_connect_timeout=2)
-        try:
-            await client.ping()
-        finally:
-            await client.aclose()
-
-    return probe

@@ -20,7 +20,7 @@ from contracts.registries import (
 from contracts.workflow.documents import PROCESS_DOCUMENTS_KEY
 from contracts.workflow.legal import LEGAL_DEADLINES_KEY
 from contracts.workflow.task_records import TASK_RECORDS_KEY
-from services.workflow.handles import WORKFLOW_KEY
+from services.workflow.handles import PLACEMENTS_KEY, WORKFLOW_KEY
 
 if TYPE_CHECKING:
     from services.workflow.runtime.services.engine import Engine
@@ -62,10 +62,14 @@ def tramita_register_migrations(registry: MigrationRegistrar) -> None:
 
 @hookimpl
 def tramita_workflow_engine(platform: PlatformContext) -> Engine:
-    from services.workflow.bootstrap import broker_probe, build
+    from services.workflow.bootstrap import build
+    from services.workflow.health import broker_probe
+    from services.workflow.placements import build_placed
 
     service = build(platform)
     platform.extras[WORKFLOW_KEY] = service
+    if placed := build_placed(platform, service):
+        platform.extras[PLACEMENTS_KEY] = placed
     platform.extras[BUSINESS_DAYS_KEY] = service.business_days
     platform.extras[LEGAL_DEADLINES_KEY] = service.legal_deadlines
     platform.extras[PROCESS_DOCUMENTS_KEY] = service.documents
@@ -79,6 +83,7 @@ def tramita_workflow_engine(platform: PlatformContext) -> Engine:
 @hookimpl
 def tramita_startup(platform: PlatformContext) -> Any:
     from services.workflow.bootstrap import WorkflowService
+    from services.workflow.placements import every_service
 
     service = platform.extras.get(WORKFLOW_KEY)
     if not isinstance(service, WorkflowService):
@@ -86,19 +91,49 @@ def tramita_startup(platform: PlatformContext) -> Any:
 
     async def _start() -> list[str]:
         lines = await service.publish_registered()
+        await publish_placed(platform)
         if platform.role == "server" and platform.settings.embedded:
-            service.start_embedded()
+            for each in every_service(service, platform.extras.get(PLACEMENTS_KEY, {})):
+                each.start_embedded()
         return lines
 
     return _start()
 
 
+async def publish_placed(platform: PlatformContext) -> None:
+    """Publish the registered definitions on each placed database that answers; one that does
+    not is logged and published on the next boot (its tenants wait, the others do not)."""
+    import structlog
+
+    from services.workflow.placements import database_label, every_service
+
+    home = platform.extras[WORKFLOW_KEY]
+    for service in every_service(home, platform.extras.get(PLACEMENTS_KEY, {}))[1:]:
+        try:
+            await service.publish_registered()
+        except Exception as exc:  # noqa: BLE001 - the other databases' tenants go on
+            structlog.get_logger("tramita.placement").warning(
+                "tenant_database_unavailable",
+                database=database_label(service.database),
+                error_type=type(exc).__name__,
+            )
+
+
 @hookimpl
 def tramita_shutdown(platform: PlatformContext) -> Any:
     from services.workflow.bootstrap import WorkflowService
+    from services.workflow.placements import every_service
 
     service = platform.extras.get(WORKFLOW_KEY)
-    return service.close() if isinstance(service, WorkflowService) else None
+    if not isinstance(service, WorkflowService):
+        return None
+    services = every_service(service, platform.extras.get(PLACEMENTS_KEY, {}))
+
+    async def _close() -> None:
+        for each in services:
+            await each.close()
+
+    return _close()
 
 
 @hookimpl

@@ -30,6 +30,7 @@ from services.workflow.delivery.arq_broker import (
 )
 from services.workflow.delivery.arq_worker import WakeableWorker, listen_for_wakes
 from services.workflow.delivery.relay import Relay, Sweeper
+from services.workflow.placements import database_label
 from services.workflow.runtime.kernel.naming import OUTBOX_CHANNEL
 from services.workflow.runtime.ports import OutboxMessage
 from services.workflow.settings import WorkflowSettings, fault
@@ -57,6 +58,35 @@ async def periodically(
             log.warning("upkeep_failed", task=name, error_type=type(exc).__name__)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=every_s)
+
+
+async def for_each_database(
+    services: list[WorkflowService],
+    stop: asyncio.Event,
+    run: Callable[[WorkflowService, asyncio.Event], Awaitable[None]],
+    name: str,
+) -> None:
+    """Run ``run`` for every database's service side by side (``services.workflow.placements``):
+    one that fails (its database stopped answering) is logged and started again after a pause,
+    while the others go on. With one database, ``run`` is simply awaited."""
+    if len(services) == 1:
+        await run(services[0], stop)
+        return
+
+    async def supervised(service: WorkflowService) -> None:
+        while not stop.is_set():
+            try:
+                await run(service, stop)
+            except Exception as exc:  # noqa: BLE001 - only this database's tenants wait
+                log.warning(
+                    f"{name}_database_unavailable",
+                    database=database_label(service.database),
+                    error_type=type(exc).__name__,
+                )
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=RECONNECT_S)
+
+    await asyncio.gather(*(supervised(service) for service in services))
 
 
 def _pg_conninfo(database_url: str) -> str | None:
@@ -90,7 +120,7 @@ async def run_relay(service: WorkflowService, stop: asyncio.Event) -> None:
         service.platform.clock,
         after_publish=_exit_after_publish(config),
     )
-    conninfo = _pg_conninfo(settings.database_url)
+    conninfo = _pg_conninfo(service.database.url.render_as_string(hide_password=False))
     listener = (
         await psycopg.AsyncConnection.connect(conninfo, autocommit=True) if conninfo else None
     )

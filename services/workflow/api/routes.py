@@ -16,6 +16,7 @@ from services.workflow.api.instances import InstanceController, MessageControlle
 from services.workflow.api.migrations import MigrationController, RepairController
 from services.workflow.api.operation_runs import OperationController
 from services.workflow.api.operations import AuditController, CaseController, DeadLetterController
+from services.workflow.api.placement import place_api
 from services.workflow.api.queues import QueueMemberController
 from services.workflow.api.task_actions import TaskInboxController
 from services.workflow.api.tasks import InstanceTaskController, TaskController
@@ -48,7 +49,7 @@ def api_router() -> Router:
             DocumentController,
         ],
         request_max_body_size=API_MAX_BODY,
-        guards=[sees_instance],
+        guards=[place_api, sees_instance],
     )
 
 

@@ -14,7 +14,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ),
     ("instance", "services.workflow.cli.workflow:instance_group", "Workflow instances."),
     ("dlq", "services.workflow.cli.workflow:dlq_group", "Dead letters past their retry ceiling."),
-    ("tick", "services.workflow.cli.workflow:tick_cmd", "Fire every due timer once."),
+    ("tick", "services.workflow.cli.tick:tick_cmd", "Fire every due timer once."),
     ("migrate", "services.workflow.cli.migrate:migrate_cmd", "Move instances to another version."),
     ("repair", "services.workflow.cli.migrate:repair_cmd", "Move one token to another node."),
     ("deadline", "services.workflow.cli.deadlines:deadline_group", "Legal deadlines (prazos)."),

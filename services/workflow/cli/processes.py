@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import click
 
 from contracts.errors import NotFound
@@ -9,7 +11,9 @@ from core.app import Platform
 from core.cli import run_async
 from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.cli.text import gettext as _
-from services.workflow.processes import run_relay, run_workers, stop_event
+from services.workflow.handles import PLACEMENTS_KEY
+from services.workflow.placements import every_service
+from services.workflow.processes import for_each_database, run_relay, run_workers, stop_event
 from services.workflow.runtime.kernel.naming import pool_of
 from services.workflow.settings import WORKER_QUEUES
 
@@ -32,12 +36,16 @@ def relay_cmd() -> None:
         platform = await Platform.boot(role="relay")
         try:
             _require_redis(platform)
-            service = service_of(platform)
-            await run_relay(service, stop_event())
+            await for_each_database(databases_of(platform), stop_event(), run_relay, "relay")
         finally:
             await platform.close()
 
     run_async(_run)
+
+
+def databases_of(platform: Platform) -> list[WorkflowService]:
+    """The home service and one per placed database (``services.workflow.placements``)."""
+    return every_service(service_of(platform), platform.extras.get(PLACEMENTS_KEY, {}))
 
 
 def servable_queues(service: WorkflowService) -> frozenset[str]:
@@ -95,13 +103,17 @@ def worker_cmd(queues: tuple[str, ...], concurrency: int | None, no_upkeep: bool
             _require_redis(platform)
             service = service_of(platform)
             _check_queues(service, queues)
-            await run_workers(
-                service,
-                list(queues),
-                stop_event(),
-                concurrency=concurrency or service.settings.concurrency,
-                maintenance=not no_upkeep,
-            )
+
+            async def serve(placed: WorkflowService, stop: asyncio.Event) -> None:
+                await run_workers(
+                    placed,
+                    list(queues),
+                    stop,
+                    concurrency=concurrency or service.settings.concurrency,
+                    maintenance=not no_upkeep,
+                )
+
+            await for_each_database(databases_of(platform), stop_event(), serve, "worker")
         finally:
             await platform.close()
 

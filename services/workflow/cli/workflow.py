@@ -3,7 +3,6 @@ dead letters and the timer tick. Each command boots the platform, acts, and clos
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
@@ -366,32 +365,7 @@ def dlq_reprocess(dead_letter_id: str) -> None:
     click.echo(f"{view.protocol} {word(STATUSES, view.status, _).lower()}")
 
 
-@click.command("tick")
-@click.option(
-    "--every",
-    type=float,
-    default=None,
-    help="Keep running, firing due timers every SECONDS (default: fire once and exit).",
-)
-def tick_cmd(every: float | None) -> None:
-    """Fire every due timer once (safe to run from several places at the same time)."""
-
-    async def _tick(service: WorkflowService) -> int:
-        total = 0
-        while True:
-            fired = await service.engine.tick()
-            await service.settle()
-            total += fired
-            if every is None:
-                return total
-            if fired:
-                click.echo(_("timers fired: %(count)s") % {"count": fired})
-            await asyncio.sleep(every)
-
-    click.echo(_("timers fired: %(count)s") % {"count": with_service(_tick, role="tick")})
-
-
 instance_group.add_command(list_instances_cmd)
 workflow_group.add_command(import_cmd)
 
-COMMANDS = [workflow_group, instance_group, dlq_group, tick_cmd]
+COMMANDS = [workflow_group, instance_group, dlq_group]

@@ -9,6 +9,7 @@ from litestar import Router
 from litestar.static_files import create_static_files_router
 
 from services.workflow.api.access import page_sees_instance
+from services.workflow.api.placement import place_page
 from services.workflow.ui import LOCALES, STATIC, TEMPLATES, UI_MAX_BODY
 from services.workflow.ui.access_pages import AccessPagesController
 from services.workflow.ui.bulk import BulkController
@@ -79,7 +80,7 @@ def ui_router() -> Router:
             DraftEditorController,
         ],
         middleware=[LazyCsrfMiddleware],
-        guards=[page_sees_instance],
+        guards=[place_page, page_sees_instance],
         exception_handlers=PAGE_ERRORS,
         request_max_body_size=UI_MAX_BODY,
         include_in_schema=False,

@@ -321,3 +321,13 @@ class LegalTime:
             after=after,
             correlation_id=instance_id,
         )
+
+
+class BusinessDays:
+    """The jurisdiction calendar in force, read at each call (it may be revised)."""
+
+    def __init__(self, legal: LegalTime) -> None:
+        self._legal = legal
+
+    def is_business_day(self, day: date) -> bool:
+        return self._legal.calendar.is_business_day(day)

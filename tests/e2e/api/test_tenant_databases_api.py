@@ -1,0 +1,250 @@
+"""Tenants on two databases (issue #25 item 6), through the API: ``TRAMITA_TENANT_DATABASES``
+puts ``sul``'s cases on a second PostgreSQL database of this server while ``norte`` stays on
+``TRAMITA_DATABASE_URL``. Each request is answered by its tenant's database: what a person of
+one tenant starts is stored there only, and the other tenant's person sees it as an unknown id.
+With the second database stopped, ``sul``'s requests get a 503 while ``norte`` goes on starting
+and reading cases. (The relay and workers serving both databases as real processes, with one
+stopped: ``tests/integration/durable/test_tenant_databases.py``.)"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+
+import psycopg
+import pytest
+from litestar.testing import AsyncTestClient
+
+from contracts.errors import ConfigurationError
+from core import migrate
+from core.app import Platform
+from core.auth import issue_token
+from core.clock import FixedClock
+from core.db import sync_url
+from core.ids import SequentialIdGen
+from core.placement import upgrade_all, upgrade_each
+from core.plugins import PluginHost
+from core.settings import Settings
+from core.tenants import Tenants
+from services.workflow.bootstrap import WorkflowService, service_of
+from services.workflow.handles import PLACEMENTS_KEY
+from services.workflow.ui.web import SESSION_COOKIE, open_session
+from tests.apps import app_for
+from tests.conftest import PG_ADMIN_URL, _branches
+from tests.fakes.purchase import PurchasePlugin, order
+
+pytestmark = pytest.mark.postgresql_only
+UNITS = "sul=67890"
+
+
+@dataclass
+class Second:
+    url: str
+    name: str
+
+    def admin(self, sql: str) -> None:
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+            conn.execute(sql)
+
+    def stop(self) -> None:
+        """What a stopped server looks like to the deployment: no connection is accepted."""
+        self.admin(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS false')
+        self.admin(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            f" WHERE datname = '{self.name}' AND pid <> pg_backend_pid()"
+        )
+
+
+@pytest.fixture
+def second() -> Iterator[Second]:
+    name = f"tramita_sul_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    base = PG_ADMIN_URL.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
+    found = Second(url=f"{base}/{name}", name=name)
+    migrate.upgrade(found.url, _branches())
+    yield found
+    found.admin(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+    found.admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _host() -> PluginHost:
+    host = PluginHost()
+    host.discover(groups=["tramita.services"])
+    host.register(PurchasePlugin(), "purchase_test")
+    return host
+
+
+async def _boot(home: str, second: Second, clock: FixedClock) -> Platform:
+    return await Platform.boot(
+        Settings(database_url=home, tenant_databases=(("sul", second.url),)),
+        clock=clock,
+        ids=SequentialIdGen(clock),
+        host=_host(),
+        upgrade=False,
+    )
+
+
+@dataclass
+class Deployment:
+    platform: Platform
+    client: AsyncTestClient  # type: ignore[type-arg]
+    tokens: dict[str, str] = field(default_factory=dict)
+    users: dict[str, str] = field(default_factory=dict)
+
+    def auth(self, who: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[who]}"}
+
+    @property
+    def services(self) -> dict[str, WorkflowService]:
+        placed = self.platform.extras[PLACEMENTS_KEY]
+        return {"norte": service_of(self.platform), "sul": placed["sul"]}
+
+    async def start(self, who: str) -> dict[str, str]:
+        started = await self.client.post(
+            "/api/v1/instances",
+            json={"definition_key": "purchase.approval", "context": order(5000)},
+            headers=self.auth(who),
+        )
+        assert started.status_code == 201, started.text
+        return dict(started.json())
+
+
+@pytest.fixture
+async def deployment(
+    database_url: str, second: Second, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Deployment]:
+    monkeypatch.setenv("TRAMITA_WF_PROTOCOL_FORMAT", "nup")
+    monkeypatch.setenv("TRAMITA_WF_PROTOCOL_UNIT", "00001")
+    monkeypatch.setenv("TRAMITA_WF_TENANT_PROTOCOL_UNITS", UNITS)
+    platform = await _boot(database_url, second, clock)
+    try:
+        tenants = Tenants(platform.database, platform.clock)
+        await platform.directory.ensure_profile(
+            "starter", "Starter", ["workflow.read", "workflow.start"]
+        )
+        tokens, users = {}, {}
+        for key in ("norte", "sul"):
+            await tenants.add(key, f"Prefeitura {key.title()}")
+            person = await platform.directory.create_user(
+                f"starter-{key}", display_name=f"starter {key}", profile="starter"
+            )
+            await tenants.join(person.id, key)
+            tokens[key] = issue_token(platform.settings.secret_key, person.id, now=clock.now())
+            users[key] = person.id
+        with app_for(platform) as app:
+            async with AsyncTestClient(app=app) as client:
+                yield Deployment(platform=platform, client=client, tokens=tokens, users=users)
+    finally:
+        await platform.close()
+
+
+def _stored(url: str, instance_id: str) -> bool:
+    with psycopg.connect(sync_url(url).replace("+psycopg", "")) as conn:
+        row = conn.execute(
+            "SELECT tenant FROM workflow_instances WHERE id = %s", (instance_id,)
+        ).fetchone()
+    return row is not None
+
+
+async def test_each_tenants_cases_live_on_its_database_and_stay_its_own(
+    deployment: Deployment, database_url: str, second: Second
+) -> None:
+    services = deployment.services
+    assert services["sul"].database is not deployment.platform.database
+    assert services["sul"].settings.redis_prefix.startswith("tramita:db-")
+    cases = {key: await deployment.start(key) for key in ("norte", "sul")}
+    for service in services.values():
+        await service.delivery.drain()
+    assert _stored(database_url, cases["norte"]["id"])
+    assert not _stored(second.url, cases["norte"]["id"])
+    assert _stored(second.url, cases["sul"]["id"])
+    assert not _stored(database_url, cases["sul"]["id"])
+    assert cases["sul"]["protocol"].startswith("67890.")
+    assert cases["norte"]["protocol"].startswith("00001.")
+    get = deployment.client.get
+    for mine, other in (("norte", "sul"), ("sul", "norte")):
+        own = await get(f"/api/v1/instances/{cases[mine]['id']}", headers=deployment.auth(mine))
+        assert own.status_code == 200, own.text
+        history = await get(
+            f"/api/v1/instances/{cases[mine]['id']}/history", headers=deployment.auth(mine)
+        )
+        assert history.status_code == 200 and history.json()
+        theirs = await get(f"/api/v1/instances/{cases[other]['id']}", headers=deployment.auth(mine))
+        assert theirs.status_code == 404
+        found = await get("/api/v1/instances", headers=deployment.auth(mine))
+        assert [row["id"] for row in found.json()["items"]] == [cases[mine]["id"]]
+
+
+async def test_the_pages_answer_from_the_persons_tenants_database(
+    deployment: Deployment,
+) -> None:
+    cases = {key: await deployment.start(key) for key in ("norte", "sul")}
+    client = deployment.client
+    for mine, other in (("norte", "sul"), ("sul", "norte")):
+        session = await open_session(deployment.platform, deployment.users[mine])
+        client.cookies.set(SESSION_COOKIE, str(session.value))
+        own = await client.get(f"/cms/workflow/instances/{cases[mine]['id']}")
+        assert own.status_code == 200 and cases[mine]["protocol"] in own.text
+        theirs = await client.get(f"/cms/workflow/instances/{cases[other]['id']}")
+        assert theirs.status_code == 404 and cases[other]["protocol"] not in theirs.text
+        for key in (mine, other):
+            search = await client.get(
+                "/cms/workflow/search", params={"protocol": cases[key]["protocol"]}
+            )
+            assert search.status_code == 200
+            shown = f"/cms/workflow/instances/{cases[key]['id']}" in search.text
+            assert shown == (key == mine), (mine, key)
+    client.cookies.delete(SESSION_COOKIE)
+
+
+async def test_a_stopped_database_stops_only_its_own_tenants(
+    deployment: Deployment, second: Second
+) -> None:
+    sul = await deployment.start("sul")
+    second.stop()
+    down = await deployment.client.get(
+        f"/api/v1/instances/{sul['id']}", headers=deployment.auth("sul")
+    )
+    assert down.status_code == 503, down.text
+    assert down.json()["type"].endswith("/service-unavailable")
+    assert down.headers["retry-after"] == "5"
+    assert "Traceback" not in down.text and second.name not in down.text
+    # The other tenant's work goes on, start to history.
+    norte = await deployment.start("norte")
+    await deployment.services["norte"].delivery.drain()
+    read = await deployment.client.get(
+        f"/api/v1/instances/{norte['id']}/history", headers=deployment.auth("norte")
+    )
+    assert read.status_code == 200 and read.json()
+
+
+async def test_a_process_boots_while_a_tenants_database_is_down(
+    database_url: str, second: Second, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its migrations and its definitions are left for the next boot; the others are served."""
+    monkeypatch.setenv("TRAMITA_WF_TENANT_PROTOCOL_UNITS", UNITS)
+    monkeypatch.setenv("TRAMITA_WF_PROTOCOL_FORMAT", "nup")
+    monkeypatch.setenv("TRAMITA_WF_PROTOCOL_UNIT", "00001")
+    second.stop()
+    settings = Settings(database_url=database_url, tenant_databases=(("sul", second.url),))
+    await upgrade_each(settings, _branches())  # logged, not raised
+    with pytest.raises(Exception, match="not currently accepting connections"):
+        upgrade_all(settings, _branches())  # `tramita db upgrade` says so
+    platform = await _boot(database_url, second, clock)
+    try:
+        assert "sul" in platform.extras[PLACEMENTS_KEY]
+        assert (await service_of(platform).engine.tick()) == 0
+    finally:
+        await platform.close()
+
+
+async def test_a_placed_tenant_without_its_own_protocol_series_is_refused(
+    database_url: str, second: Second, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TRAMITA_WF_TENANT_PROTOCOL_UNITS", raising=False)
+    with pytest.raises(ConfigurationError) as refused:
+        await _boot(database_url, second, clock)
+    assert refused.value.fields.get("tenant") == "sul"
+    assert "TRAMITA_WF_TENANT_PROTOCOL_UNITS" in refused.value.detail
