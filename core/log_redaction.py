@@ -45,6 +45,8 @@ ALLOWED_FIELDS = frozenset(
         "queues",
         "topic",
         "tenant",
+        "tenants",
+        "database",
         "worker",
         "protocol",
         "current_state",

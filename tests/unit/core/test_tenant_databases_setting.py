@@ -66,3 +66,12 @@ def test_a_bad_entry_is_refused_naming_it(env: dict[str, str], message: str, ten
         load_settings(env)
     assert refused.value.fields.get("tenant", refused.value.fields.get("entry")) == tenant
     assert "pw" not in str(refused.value.to_problem())
+
+
+def test_the_database_label_and_tenants_reach_the_logs() -> None:
+    """An operator must see which database is down; the label names no host or password."""
+    from core.log_redaction import clean_field
+
+    named = label("postgresql://u:secret@db2/tramita")
+    assert clean_field("database", named) == named
+    assert clean_field("tenants", ["sul", "oeste"]) == ["sul", "oeste"]
