@@ -258,8 +258,10 @@ class Renderer:
                 value = self._missing(form, row, key, name, required, constant)
             kind = type(value)
             if kind in _REPEATING and (kind is not str or len(value) <= _SHORT):
-                # ``tzinfo``: equal instants in other zones are not the same literal.
-                cache_key = (processor, kind, value, getattr(value, "tzinfo", None))
+                # ``tzinfo``: equal instants in other zones are not the same literal (of
+                # these kinds only a datetime has one; looking it up on the others fails).
+                zone = value.tzinfo if kind is datetime else None
+                cache_key = (processor, kind, value, zone)
                 literal = seen.get(cache_key)
                 if literal is None:
                     literal = seen[cache_key] = self._quote(processor, value)

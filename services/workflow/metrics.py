@@ -120,6 +120,17 @@ class PrometheusTelemetry:
             buckets=STEP_BUCKETS,
             registry=self.registry,
         )
+        self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
+
+    def _labelled(self, metric: Counter | Histogram, *values: str) -> Any:
+        """``metric.labels(*values)``, kept: prometheus-client checks the values and takes a
+        lock on every call, and a tick finishes a case per fired timer. Its children are never
+        removed here, so the one kept is the one ``labels`` would return."""
+        key = (id(metric), values)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*values)
+        return child
 
     def collectors(self) -> tuple[Counter | Histogram, ...]:
         """Every event metric, for the checks that the alert rules name exported metrics."""
@@ -134,14 +145,14 @@ class PrometheusTelemetry:
     def step_finished(
         self, *, workflow_type: str, step: str, node_type: str, duration_s: float, ok: bool
     ) -> None:
-        self.step_runs.labels(workflow_type, step, node_type).inc()
-        self.step_duration.labels(node_type).observe(max(0.0, duration_s))
+        self._labelled(self.step_runs, workflow_type, step, node_type).inc()
+        self._labelled(self.step_duration, node_type).observe(max(0.0, duration_s))
         if not ok:
-            self.step_failures.labels(workflow_type, step).inc()
+            self._labelled(self.step_failures, workflow_type, step).inc()
 
     def instance_finished(self, *, workflow_type: str, status: str, cycle_time_s: float) -> None:
-        self.completed.labels(workflow_type, status).inc()
-        self.cycle_time.labels(workflow_type).observe(max(0.0, cycle_time_s))
+        self._labelled(self.completed, workflow_type, status).inc()
+        self._labelled(self.cycle_time, workflow_type).observe(max(0.0, cycle_time_s))
 
 
 class _Snapshot(Collector):
