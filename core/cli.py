@@ -167,9 +167,23 @@ class TramitaCLI(LazyGroup):
 @click.option(
     "-v", "--verbose", is_flag=True, help="Show debug logs and, on failure, the traceback."
 )
+@click.option(
+    "--for",
+    "tenant",
+    default=None,
+    metavar="TENANT",
+    help="Act on this tenant's database (TRAMITA_TENANT_DATABASES); default: the home one.",
+)
 @click.pass_context
-def main(ctx: click.Context, verbose: bool) -> None:
+def main(ctx: click.Context, verbose: bool, tenant: str | None) -> None:
     """Tramita: durable workflows and approvals for public-sector platforms."""
+    if tenant is not None:
+        from core.cli_text import gettext as _
+        from core.tenancy import ACTING_TENANT, KEY
+
+        if not KEY.match(tenant):
+            raise click.BadParameter(_("not a tenant key"), param_hint="--for")
+        ACTING_TENANT.set(tenant)
     if not verbose and isinstance(ctx.obj, Invocation) and ctx.obj.reads_only:
         return
     from core.logging import configure_logging

@@ -26,6 +26,7 @@ from core.identity import is_uuid
 from core.localtime import datetime_text
 from core.settings import load_settings
 from core.tables import users
+from core.tenancy import acting_database_url
 
 
 async def _verify(database_url: str, tenant: str | None, own_tenant: str) -> ChainReport:
@@ -97,7 +98,7 @@ def verify_cmd(tenant: str | None, as_json: bool) -> None:
     a database of its own (``TRAMITA_TENANT_DATABASES``) is verified there with ``--tenant``."""
     settings = load_settings()
     try:
-        url = dict(settings.tenant_databases).get(tenant or "", settings.database_url)
+        url = dict(settings.tenant_databases).get(tenant or "", acting_database_url(settings))
         report = asyncio.run(_verify(url, tenant, settings.tenant))
     except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback with a URL
         from core.cli_errors import one_line
@@ -137,7 +138,7 @@ def reads_cmd(instance_id: str, as_json: bool) -> None:
     """Who read the instance's case or its requester's personal data, and when."""
     settings = load_settings()
     try:
-        records, names = asyncio.run(_reads(settings.database_url, instance_id))
+        records, names = asyncio.run(_reads(acting_database_url(settings), instance_id))
     except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback with a URL
         from core.cli_errors import one_line
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from contextvars import ContextVar
+from typing import Any
 
 from contracts.errors import Forbidden
 from core.i18n import N_
@@ -14,6 +16,17 @@ TENANT_HEADER = "X-Tramita-Tenant"
 """The API header that picks one of the caller's tenants when they work for several."""
 TENANT_COOKIE = "tramita_tenant"
 """The pages' choice among the person's tenants (the header's place in a browser)."""
+ACTING_TENANT: ContextVar[str | None] = ContextVar("tramita_acting_tenant", default=None)
+"""The tenant the request or command in hand acts for, where tenants live on several databases
+(``core.placement``): the API's and pages' first guard sets it, and so does ``tramita --for``;
+the workflow service's ``handles_of`` then answers from that tenant's database."""
+
+
+def acting_database_url(settings: Any) -> str:
+    """The database of the tenant in ``ACTING_TENANT``: its own when it is placed on one
+    (``TRAMITA_TENANT_DATABASES``), else ``TRAMITA_DATABASE_URL``."""
+    placed = dict(settings.tenant_databases)
+    return str(placed.get(ACTING_TENANT.get() or "", settings.database_url))
 
 
 def acting_tenant(memberships: Sequence[str], asked: str | None, default: str) -> str:

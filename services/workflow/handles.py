@@ -7,11 +7,11 @@ this module stays cheap: the types are named for the checker only.
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from contracts.errors import ServiceUnavailable
+from core.tenancy import ACTING_TENANT
 
 if TYPE_CHECKING:
     from services.workflow.documents import DocumentService
@@ -33,10 +33,6 @@ WORKFLOW_KEY = "workflow"
 PLACEMENTS_KEY = "workflow.placements"
 """``platform.extras`` key of ``tenant -> handles`` for the tenants on another database
 (``TRAMITA_TENANT_DATABASES``, ``services.workflow.placements``); absent on one database."""
-ACTING_TENANT: ContextVar[str | None] = ContextVar("tramita_acting_tenant", default=None)
-"""The tenant the request in hand acts for, where several databases hold tenants: set by the
-API's and pages' first guard (``api.placement``) so that ``handles_of`` answers with the
-handles of that tenant's database."""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -67,7 +63,8 @@ class WorkflowHandles:
 
 def handles_or_none(platform: Any) -> WorkflowHandles | None:
     """The handles, or ``None`` where the service is not running (plain mode): those of the
-    acting tenant's database (``ACTING_TENANT``) when that tenant is placed on another one."""
+    acting tenant's database (``core.tenancy.ACTING_TENANT``) when that tenant is placed on
+    another one."""
     found = platform.extras.get(WORKFLOW_KEY)
     placed = platform.extras.get(PLACEMENTS_KEY)
     if placed:

@@ -4,7 +4,7 @@
 databases. The plugin builds the home service on ``TRAMITA_DATABASE_URL`` and, here, one more
 service per placed database, each with its own unit of work, outbox and broker queues (the
 deployment's ``TRAMITA_WF_REDIS_PREFIX`` followed by the database's label). The API and the
-pages answer through the service of the tenant they act for (``handles.ACTING_TENANT``); the
+pages answer through the service of the tenant they act for (``core.tenancy.ACTING_TENANT``); the
 relay, the workers and the timer tick serve every database side by side, so a database that
 stops answering stops only its own tenants' work (``processes.for_each_database``).
 

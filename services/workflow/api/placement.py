@@ -1,5 +1,5 @@
 """The first guard of the API and the pages where tenants live on several databases: it finds
-the tenant the request acts for and points ``handles.ACTING_TENANT`` at it, so that every
+the tenant the request acts for and points ``core.tenancy.ACTING_TENANT`` at it, so that every
 ``handles_of`` of the request answers with that tenant's database.
 
 It only routes; it never refuses. A request it cannot place (not signed in, a tenant the person
@@ -18,9 +18,10 @@ from litestar.handlers.base import BaseRouteHandler
 from contracts.errors import TramitaError
 from core.auth import authenticate
 from core.page_session import session_user
+from core.tenancy import ACTING_TENANT
 from services.workflow.api.access import tenant_of
 from services.workflow.api.deps import platform_of
-from services.workflow.handles import ACTING_TENANT, PLACEMENTS_KEY
+from services.workflow.handles import PLACEMENTS_KEY
 
 Who = Callable[[ASGIConnection[Any, Any, Any, Any]], Awaitable[Any]]
 

@@ -14,7 +14,7 @@ import click
 import msgspec
 
 from core.cli import ReadCommand
-from services.workflow.cli.reads import viewer_of, with_database
+from services.workflow.cli.reads import cases_database, viewer_of, with_database
 from services.workflow.labels import STATUSES, word
 
 if TYPE_CHECKING:
@@ -102,7 +102,8 @@ def list_instances_cmd(
             offset=offset,
             viewer=await viewer_of(database, clock, user, settings.tenant),
         )
-        return await list_instances(database, wanted, clock.now()), settings.timezone
+        async with cases_database(database, settings) as cases:
+            return await list_instances(cases, wanted, clock.now()), settings.timezone
 
     page, zone_name = with_database(_list)
     if as_json:

@@ -9,9 +9,10 @@ publishing), so ``tramita instance show`` answers in well under a second.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
@@ -123,6 +124,25 @@ def with_database(action: Callable[[AsyncEngine, Settings, Clock], Awaitable[T]]
     return run_async(_run)
 
 
+@contextlib.asynccontextmanager
+async def cases_database(home: AsyncEngine, settings: Settings) -> AsyncIterator[AsyncEngine]:
+    """Where the cases a command reads live: ``home`` (``TRAMITA_DATABASE_URL``, also where
+    people and memberships are read), or the database of the tenant named with
+    ``tramita --for`` when it is placed on one (``core.placement``)."""
+    from core.db import create_engine
+    from core.tenancy import acting_database_url
+
+    url = acting_database_url(settings)
+    if url == settings.database_url:
+        yield home
+        return
+    engine = create_engine(url, pool_size=1)
+    try:
+        yield engine
+    finally:
+        await engine.dispose()
+
+
 async def viewer_of(
     database: AsyncEngine, clock: Clock, user: str | None, default_tenant: str
 ) -> Viewer:
@@ -155,7 +175,10 @@ def with_reads(action: Callable[[UnitOfWork], Awaitable[T]]) -> T:
 
         ids = UUIDv7Gen()
         writer = SqlAuditWriter(clock, ids, chains=settings.audit_chains, tenant=settings.tenant)
-        async with SqlUnitOfWork(database, clock, ids, writer) as uow:
+        async with (
+            cases_database(database, settings) as cases,
+            SqlUnitOfWork(cases, clock, ids, writer) as uow,
+        ):
             return await action(uow)
 
     return with_database(_read)
@@ -175,7 +198,10 @@ def with_reads_as(
         viewer = await viewer_of(database, clock, user, settings.tenant)
         ids = UUIDv7Gen()
         writer = SqlAuditWriter(clock, ids, chains=settings.audit_chains, tenant=settings.tenant)
-        async with SqlUnitOfWork(database, clock, ids, writer) as uow:
+        async with (
+            cases_database(database, settings) as cases,
+            SqlUnitOfWork(cases, clock, ids, writer) as uow,
+        ):
             return await action(uow, (viewer, clock.now()))
 
     return with_database(_read)

@@ -223,6 +223,8 @@ def start_cmd(
     key: str, context: str, subject: str | None, business_key: str | None, as_json: bool
 ) -> None:
     """Start an instance of the latest version of KEY."""
+    from core.tenancy import ACTING_TENANT
+
     ref = None
     if subject:
         kind, _sep, ident = subject.partition(":")
@@ -233,6 +235,7 @@ def start_cmd(
         subject=ref,
         business_key=business_key,
         actor=CLI_ACTOR,
+        tenant=ACTING_TENANT.get(),
     )
 
     async def _start(service: WorkflowService) -> Any:

@@ -8,12 +8,16 @@ stopped: ``tests/integration/durable/test_tenant_databases.py``.)"""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import psycopg
 import pytest
+from click.testing import CliRunner
 from litestar.testing import AsyncTestClient
 
 from contracts.errors import ConfigurationError
@@ -248,3 +252,34 @@ async def test_a_placed_tenant_without_its_own_protocol_series_is_refused(
         await _boot(database_url, second, clock)
     assert refused.value.fields.get("tenant") == "sul"
     assert "TRAMITA_WF_TENANT_PROTOCOL_UNITS" in refused.value.detail
+
+
+async def test_a_command_acts_on_a_tenants_database_with_for(
+    deployment: Deployment, database_url: str, second: Second, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tramita --for sul …`` reads ``sul``'s cases on its database; people and memberships
+    (``--as``) are still read on the home one. Without it, the command acts on the home one."""
+    from core.cli import main
+
+    sul = await deployment.start("sul")
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", database_url)
+    monkeypatch.setenv("TRAMITA_TENANT_DATABASES", f"sul={second.url}")
+    monkeypatch.setenv("LANG", "en")
+
+    def tramita(*args: str) -> Any:
+        return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+    show = ("instance", "show", sul["protocol"], "--as", deployment.users["sul"], "--json")
+    found = await asyncio.to_thread(tramita, "--for", "sul", *show)
+    assert found.exit_code == 0, found.output
+    assert json.loads(found.output)["instance"]["id"] == sul["id"]
+    listed = await asyncio.to_thread(
+        tramita, "--for", "sul", "instance", "list", "--as", deployment.users["sul"], "--json"
+    )
+    assert listed.exit_code == 0, listed.output
+    assert [row["id"] for row in json.loads(listed.output)["instances"]] == [sul["id"]]
+    for elsewhere in ((), ("--for", "norte")):
+        missing = await asyncio.to_thread(tramita, *elsewhere, *show)
+        assert missing.exit_code == 1, missing.output
+    bad = await asyncio.to_thread(tramita, "--for", "Not A Key", *show)
+    assert bad.exit_code == 2 and "--for" in bad.output
