@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +20,6 @@ from click.testing import CliRunner
 from litestar.testing import AsyncTestClient
 
 from contracts.errors import ConfigurationError
-from core import migrate
 from core.app import Platform
 from core.auth import issue_token
 from core.clock import FixedClock
@@ -35,42 +33,19 @@ from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.handles import PLACEMENTS_KEY
 from services.workflow.ui.web import SESSION_COOKIE, open_session
 from tests.apps import app_for
-from tests.conftest import PG_ADMIN_URL, _branches
+from tests.conftest import _branches
 from tests.fakes.purchase import PurchasePlugin, order
+from tests.second_database import SecondDatabase as Second
+from tests.second_database import second_database
 
 pytestmark = pytest.mark.postgresql_only
 UNITS = "sul=67890"
 
 
-@dataclass
-class Second:
-    url: str
-    name: str
-
-    def admin(self, sql: str) -> None:
-        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
-            conn.execute(sql)
-
-    def stop(self) -> None:
-        """What a stopped server looks like to the deployment: no connection is accepted."""
-        self.admin(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS false')
-        self.admin(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            f" WHERE datname = '{self.name}' AND pid <> pg_backend_pid()"
-        )
-
-
 @pytest.fixture
 def second() -> Iterator[Second]:
-    name = f"tramita_sul_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    base = PG_ADMIN_URL.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
-    found = Second(url=f"{base}/{name}", name=name)
-    migrate.upgrade(found.url, _branches())
-    yield found
-    found.admin(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
-    found.admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with second_database("tramita_sul") as found:
+        yield found
 
 
 def _host() -> PluginHost:

@@ -12,7 +12,6 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -20,7 +19,6 @@ import pytest
 
 from contracts.kernel import Actor
 from contracts.workflow.types import StartRequest
-from core import migrate
 from core.app import Platform
 from core.clock import SystemClock
 from core.ids import UUIDv7Gen
@@ -28,9 +26,10 @@ from core.plugins import PluginHost
 from core.settings import Settings
 from services.workflow.bootstrap import WorkflowService, service_of
 from services.workflow.handles import PLACEMENTS_KEY
-from tests.conftest import PG_ADMIN_URL, _branches
 from tests.fakes.partners import Erp, Gateway
 from tests.integration.durable.harness import ROOT, Fleet, PrivateRedis
+from tests.second_database import SecondDatabase as Second
+from tests.second_database import second_database
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgresql_only]
 CASES = 2
@@ -45,40 +44,10 @@ NUMBERING = {
 UNAVAILABLE = "relay_database_unavailable"
 
 
-@dataclass
-class Second:
-    url: str
-    name: str
-
-    def admin(self, sql: str) -> None:
-        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
-            conn.execute(sql)
-
-    def stop(self) -> None:
-        """What a stopped server looks like to the deployment: no connection is accepted."""
-        self.admin(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS false')
-        self.admin(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            f" WHERE datname = '{self.name}' AND pid <> pg_backend_pid()"
-        )
-
-    def resume(self) -> None:
-        self.admin(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS true')
-
-
 @pytest.fixture
 def second() -> Iterator[Second]:
-    name = f"tramita_t2_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    base = PG_ADMIN_URL.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
-    found = Second(url=f"{base}/{name}", name=name)
-    try:
-        migrate.upgrade(found.url, _branches())
+    with second_database("tramita_t2") as found:
         yield found
-    finally:
-        found.resume()
-        found.admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 async def _boot(home: str, second: Second, redis_url: str) -> Platform:
