@@ -62,6 +62,7 @@ from services.workflow.runtime.services.legal_time import BusinessDays, LegalTim
 from services.workflow.runtime.services.migration import Migrator
 from services.workflow.runtime.services.operations import OperationService
 from services.workflow.runtime.services.publishing import ModelCompiler
+from services.workflow.runtime.services.tenant_calendars import tenant_calendars
 from services.workflow.runtime.services.units import UnitService
 from services.workflow.settings import (
     LegalSettings,
@@ -275,6 +276,9 @@ def build(
         settings.legal.receipt,
         deadline_store,
         calendar_key=settings.calendar,
+        tenant_calendars=tenant_calendars(
+            settings.tenant_calendars, tenant=platform.settings.tenant
+        ),
     )
     guard = TaskGuard(
         permissions=platform.permissions,

@@ -65,6 +65,10 @@ class WorkflowSettings(msgspec.Struct, frozen=True, kw_only=True):
     calendar: str = "br-national"
     """Key of the stored calendar legal deadlines count on (``tramita calendar import`` a
     city's own; until it is stored, the national calendar)."""
+    tenant_calendars: str = ""
+    """Tenants whose legal deadlines and business days count on a calendar of their own,
+    comma-separated ``tenant=calendar`` (``cidade-a=campinas,cidade-b=niteroi``; each key
+    stored with ``tramita calendar import``). Every other tenant counts on ``calendar``."""
     max_context_bytes: int = 1024 * 1024
     """A start's context, encoded as JSON, may hold this many bytes (413 past it)."""
     documents_dir: str = "var/documents"

@@ -19,7 +19,7 @@ from litestar.params import FromQuery, QueryParameter
 from contracts.errors import Forbidden
 from core.auth import actor_of
 from core.localtime import zone
-from services.workflow.api.access import viewer_for
+from services.workflow.api.access import tenant_of, viewer_for
 from services.workflow.api.deps import platform_of
 from services.workflow.api.human_deps import scope_of
 from services.workflow.api.operation_runs import requires_any
@@ -69,7 +69,7 @@ class DashboardController(Controller):
         platform = platform_of(request)
         handles = handles_or_none(platform)
         tz = (
-            handles.deadlines.legal.calendar.tz
+            (await handles.deadlines.tenant_calendar(await tenant_of(request))).tz
             if handles is not None
             else zone(platform.settings.timezone)
         )

@@ -23,7 +23,7 @@ from msgspec import Meta
 from contracts.errors import BadRequest
 from core.auth import actor_of, requires
 from core.localtime import local_date, to_local
-from services.workflow.api.access import access_of
+from services.workflow.api.access import access_of, tenant_of
 from services.workflow.api.deps import engine_of, platform_of
 from services.workflow.calendar import Extension, Suspension
 from services.workflow.handles import handles_of
@@ -161,7 +161,7 @@ class DeadlineController(Controller):
         if filed.tzinfo is None:
             raise BadRequest("filed needs a UTC offset", field="filed")
         return await deadlines_of(request).preview(
-            rule, filed, calendar_key=calendar, extend=extend
+            rule, filed, calendar_key=calendar, extend=extend, tenant=await tenant_of(request)
         )
 
 

@@ -88,7 +88,7 @@ async def _measure(
     """(grouping, rows, human names by key, the window, the versions)."""
     by = _group(params)
     platform = platform_of(request)
-    calendar = calendar_of(request)
+    calendar = await calendar_of(request)
     tz = calendar.tz if calendar is not None else zone()
     window = window_at(platform.clock.now(), tz)
     reads = dashboard_of(request)

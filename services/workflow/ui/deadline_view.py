@@ -9,6 +9,7 @@ from typing import Any
 from litestar.connection import ASGIConnection
 
 from contracts.workflow.types import TaskView
+from services.workflow.api.access import tenant_of
 from services.workflow.calendar import Calendar
 from services.workflow.handles import handles_or_none
 from services.workflow.runtime.kernel.deadline_badges import DeadlineBadge, badge
@@ -16,18 +17,21 @@ from services.workflow.ui.deadline_story import DeadlineStory, stories
 from services.workflow.ui.web import platform_of
 
 
-def calendar_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Calendar | None:
-    """The jurisdiction's calendar, or ``None`` where the deadline service is not wired (the
-    pages then show due dates without badges rather than failing)."""
+async def calendar_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Calendar | None:
+    """The calendar the viewer's tenant counts on (its own, ``TRAMITA_WF_TENANT_CALENDARS``,
+    else the jurisdiction's), or ``None`` where the deadline service is not wired (the pages
+    then show due dates without badges rather than failing)."""
     handles = handles_or_none(platform_of(connection))
-    return None if handles is None else handles.deadlines.legal.calendar
+    if handles is None:
+        return None
+    return await handles.deadlines.tenant_calendar(await tenant_of(connection))
 
 
-def badges_of(
+async def badges_of(
     connection: ASGIConnection[Any, Any, Any, Any], tasks: Iterable[TaskView]
 ) -> dict[str, DeadlineBadge]:
     """Open tasks' badges by task id (a finished task has no badge: its deadline is moot)."""
-    calendar = calendar_of(connection)
+    calendar = await calendar_of(connection)
     if calendar is None:
         return {}
     now = platform_of(connection).clock.now()
@@ -46,4 +50,4 @@ async def deadline_stories(
     if not counted:
         return []
     tracked = await service.show(instance_id)
-    return stories(counted, tracked, service.legal.calendar, public=public)
+    return stories(counted, tracked, await service.case_calendar(instance_id), public=public)

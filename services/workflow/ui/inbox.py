@@ -189,7 +189,7 @@ class InboxController(Controller):
         )
         first_url = _link(keep) if params.get("cursor") else None
         message = _message(params.get("msg", ""))
-        badges = badges_of(request, result.items)
+        badges = await badges_of(request, result.items)
         tag = etag_of(
             user.id,
             current_locale(),

@@ -103,7 +103,7 @@ async def _render(
         names=await names_of(request, [task.assignee, *case.people]),
         documents=await page_documents(request, task.instance_id),
         doc_size=size_text,
-        deadline_now=badges_of(request, [task]).get(task.id),
+        deadline_now=(await badges_of(request, [task])).get(task.id),
         deadline_stories=await deadline_stories(request, task.instance_id),
         priority_levels=[(k, gettext(v)) for k, v in PRIORITY_LEVELS.items()],
         can_prioritise=task.status in ("ready", "claimed")

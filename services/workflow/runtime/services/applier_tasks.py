@@ -141,10 +141,11 @@ class TaskWriter:
                     now,
                     extension=timer.deadline.extension,
                     filed_at=record.started_at,
+                    tenant=record.tenant,
                 )
                 dues.append(legal.due_at)
             elif timer.business_days is not None:
-                cal = await self._legal.current(uow)
+                cal = await self._legal.current(uow, record.tenant)
                 start = cal.local_date(now)
                 dues.append(cal.end_of_day(cal.add_business_days(start, timer.business_days)))
         return min(dues, default=None)

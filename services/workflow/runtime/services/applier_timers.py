@@ -37,7 +37,7 @@ class TimerWriter:
         due_at = None
         if effect.rule is None:
             business = effect.due_at is None and effect.business_days is not None
-            calendar = await self._legal.current(uow) if business else None
+            calendar = await self._legal.current(uow, record.tenant) if business else None
             due_at = self.due(effect, calendar)
         if effect.rule is not None:
             legal = await self._legal.due(
@@ -48,6 +48,7 @@ class TimerWriter:
                 effect.starts_at,
                 extension=effect.extension,
                 filed_at=record.started_at,
+                tenant=record.tenant,
             )
             due_at = legal.due_at
             await uow.audit.append(

@@ -99,6 +99,17 @@ class DeadlineService(CalendarBook):
         super().__init__(uow_factory=uow_factory, store=store, clock=clock)
         self.legal = legal
 
+    async def tenant_calendar(self, tenant: str | None = None) -> Calendar:
+        """The latest stored version of the calendar ``tenant``'s cases count on (the
+        jurisdiction's for ``None``): what a page shows closed days and days left with."""
+        async with self._uow() as uow:
+            return await self.legal.current(uow, tenant)
+
+    async def case_calendar(self, instance_id: str) -> Calendar:
+        """:meth:`tenant_calendar` of the case's tenant."""
+        async with self._uow() as uow:
+            return await self.legal.calendar_of_instance(uow, instance_id)
+
     # --- deadlines ----------------------------------------------------------------------------
 
     async def start(
@@ -197,7 +208,7 @@ class DeadlineService(CalendarBook):
                     N_("An extension must be decided before the deadline expires."),
                     rule=rule.key,
                 )
-            calendar = await self.legal.current(uow)
+            calendar = await self.legal.calendar_of_instance(uow, instance_id)
             due = count_extension(rule, calendar, calendar.local_date(row.due_at))
             await uow.audit.append(
                 self.legal.audit(
@@ -296,15 +307,16 @@ class DeadlineService(CalendarBook):
         *,
         calendar_key: str | None = None,
         extend: bool = False,
+        tenant: str | None = None,
     ) -> list[DeadlinePreview]:
         """What a request filed at ``filed_at`` would get under ``rule`` (and its extension),
-        on the latest version of ``calendar_key`` (the jurisdiction's calendar if none); nothing
-        is stored."""
+        on the latest version of ``calendar_key`` (if none, the calendar ``tenant``'s cases
+        count on); nothing is stored."""
         if rule not in self.legal.rules:
             raise DeadlineRuleNotFound(rule=rule)
         async with self._uow() as uow:
             if calendar_key is None:
-                calendar = await self.legal.current(uow)
+                calendar = await self.legal.current(uow, tenant)
             else:
                 calendar = await self._latest(self._store(uow), calendar_key)
         dues = self.legal.preview(rule, filed_at, extend=extend, calendar=calendar)

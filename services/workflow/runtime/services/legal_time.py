@@ -93,7 +93,10 @@ class LegalTime:
     built once per version: a city's change (``DeadlineService.change_calendar``) is counted
     from the next deadline on, and the version used is recorded with it. ``calendar`` is the
     calendar built at boot, used until that key is stored, and then the latest version seen
-    (what pages render closed days with)."""
+    (what pages render closed days with).
+
+    A tenant listed in ``tenant_calendars`` (``TRAMITA_WF_TENANT_CALENDARS``) counts on its own
+    calendar key the same way: ``current(uow, tenant)`` and ``calendar_for(tenant)``."""
 
     def __init__(
         self,
@@ -103,27 +106,62 @@ class LegalTime:
         store: Callable[[UnitOfWork], DeadlineStore] | None = None,
         *,
         calendar_key: str | None = None,
+        tenant_calendars: Mapping[str, str] | None = None,
     ) -> None:
         self.calendar = calendar
         self.calendar_key = calendar_key or calendar.key
+        self.tenant_calendars: Mapping[str, str] = dict(tenant_calendars or {})
         self.rules = rules
         self.receipt = receipt
         self._store = store
+        self._boot = calendar
+        self._seen: dict[str, Calendar] = {}
         self._calendars: CalendarCache = {}
 
-    async def current(self, uow: UnitOfWork) -> Calendar:
-        """The latest stored version of the jurisdiction's calendar (the boot calendar while
-        it is not stored)."""
+    def key_of(self, tenant: str | None) -> str:
+        """The calendar key ``tenant``'s cases count on (the jurisdiction's for any tenant
+        without one of its own, and for ``None``)."""
+        if tenant is None:
+            return self.calendar_key
+        return self.tenant_calendars.get(tenant, self.calendar_key)
+
+    async def current(self, uow: UnitOfWork, tenant: str | None = None) -> Calendar:
+        """The latest stored version of the calendar ``tenant``'s cases count on (the
+        jurisdiction's without a tenant; the boot calendar while the key is not stored)."""
+        return await self._latest(uow, self.key_of(tenant))
+
+    async def _latest(self, uow: UnitOfWork, key: str) -> Calendar:
         if self._store is None:
-            return self.calendar
+            return self.calendar if key == self.calendar_key else self._boot
         store = self._store(uow)
-        spec = await store.latest_calendar(self.calendar_key)
+        spec = await store.latest_calendar(key)
         if spec is None:
-            return self.calendar
+            return self.calendar if key == self.calendar_key else self._boot
         calendar = await build_calendar(store, spec, self._calendars)
-        if calendar.key != self.calendar.key or calendar.version > self.calendar.version:
-            self.calendar = calendar
+        if key == self.calendar_key:
+            if calendar.key != self.calendar.key or calendar.version > self.calendar.version:
+                self.calendar = calendar
+        else:
+            seen = self._seen.get(key)
+            if seen is None or calendar.version > seen.version:
+                self._seen[key] = calendar
         return calendar
+
+    def calendar_for(self, tenant: str | None) -> Calendar:
+        """The latest version seen of the calendar ``tenant``'s cases count on (what a page
+        shows that tenant's closed days and business days left with)."""
+        key = self.key_of(tenant)
+        if key == self.calendar_key:
+            return self.calendar
+        return self._seen.get(key, self._boot)
+
+    async def calendar_of_instance(self, uow: UnitOfWork, instance_id: str) -> Calendar:
+        """:meth:`current` for the tenant of the case ``instance_id`` (the jurisdiction's when
+        the case is unknown: the caller reports that)."""
+        if not self.tenant_calendars:
+            return await self.current(uow)
+        record = await uow.instances.get(instance_id)
+        return await self.current(uow, None if record is None else record.tenant)
 
     def rule(self, key: str) -> LegalRule:
         rule = self.rules.get(key)
@@ -168,6 +206,7 @@ class LegalTime:
         *,
         extension: bool,
         filed_at: datetime | None = None,
+        tenant: str | None = None,
     ) -> LegalDue:
         """The timer's deadline on the current calendar; an extension counts from the latest
         due date of the instance's timers with the same id (the deadline in force), or from the
@@ -179,8 +218,11 @@ class LegalTime:
         to the moment the timer starts, so a request whose task opens after 19:00 because a
         step before it ran late is still received the day it was filed. It applies to the
         instance's first receipt-counted rule; a later one (an appeal, a reclamação) is filed
-        by the event that opens its task, so it is received from ``started_at``."""
-        calendar = await self.current(uow)
+        by the event that opens its task, so it is received from ``started_at``.
+
+        ``tenant`` is the case's (its calendar, ``TRAMITA_WF_TENANT_CALENDARS``); without it,
+        the case is read for it when any tenant has a calendar of its own."""
+        calendar = await self._case_calendar(uow, instance_id, tenant)
         rule = self.rule(key)
         if not extension:
             start = await self._filed(uow, instance_id, rule, started_at, filed_at)
@@ -194,6 +236,13 @@ class LegalTime:
             if extensions_in_force(counted, timer_id, key) >= rule.max_extensions:
                 return keep_in_force(rule, calendar, in_force)
         return count_extension(rule, calendar, in_force)
+
+    async def _case_calendar(
+        self, uow: UnitOfWork, instance_id: str, tenant: str | None
+    ) -> Calendar:
+        if tenant is not None:
+            return await self.current(uow, tenant)
+        return await self.calendar_of_instance(uow, instance_id)
 
     async def counted(self, uow: UnitOfWork, instance_id: str) -> list[CountedDeadline]:
         """The deadlines counted for the instance so far, in order (their audit entries)."""
@@ -229,7 +278,7 @@ class LegalTime:
         if self._store is None or not legal.roll_forward or due.days == 0:
             return None
         store = self._store(uow)
-        calendar = await self.current(uow)
+        calendar = await self._latest(uow, due.calendar_key)
         if (calendar.key, calendar.version) != (due.calendar_key, due.calendar_version):
             return None
         if await store.calendar(calendar.key, calendar.version) is None:
