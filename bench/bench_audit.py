@@ -10,10 +10,17 @@ single-entry transactions as fast as they can:
   design before ``core_0007``);
 - ``chainN``: ``SqlAuditWriter.append`` with ``--chains`` chains (the default setting).
 
+``--tenants N`` (default 1: every entry the deployment's own tenant) spreads each writer's entries
+over N tenants in turn (``tenant-0`` … ``tenant-{N-1}``, writer ``i``'s entry ``n`` to
+``(i + n) % N``), so every tenant's own chains (``(tenant, chain)``, ``--chains`` each; one each
+in ``chain1``) are taken and appended to; the plain rows carry the same tenant.
+
 Modes alternate within each round so the machine's drift hits them alike; the log is verified
 at the end. Prints one JSON line: the machine (cpus, load, python, postgres), then per writer
-count and mode the median tx/s over the rounds, every round, and chainN/plain.
-Usage: ``python bench/bench_audit.py [--n 2000] [--writers 1,8] [--rounds 3] [--chains 16]``.
+count and mode the median tx/s over the rounds, every round, chainN/plain per round and of
+the medians, and the verified log's entries and chains per tenant.
+Usage: ``python bench/bench_audit.py [--n 2000] [--writers 1,8] [--rounds 3] [--chains 16]
+[--tenants 1]``.
 """
 
 from __future__ import annotations
@@ -52,7 +59,7 @@ PLAIN = sa.Table(
 )
 
 
-def _entry(name: str, n: int) -> AuditEntry:
+def _entry(name: str, n: int, tenant: str | None) -> AuditEntry:
     return AuditEntry(
         action="workflow.instance.started",
         object_type="workflow_instance",
@@ -60,10 +67,20 @@ def _entry(name: str, n: int) -> AuditEntry:
         actor=Actor(id="user-1"),
         after={"status": "running", "state": {"node": "review"}},
         correlation_id=f"c-{n}",
+        tenant=tenant,
     )
 
 
-async def _run(url: str, name: str, mode: str, count: int, chains: int, go: Any) -> Any:
+def _tenant(index: int, n: int, tenants: int) -> str | None:
+    """Writer ``index``'s entry ``n``: the deployment's tenant (``None``) when there is one
+    tenant, else the tenants in turn, each writer starting at its own."""
+    return None if tenants <= 1 else f"tenant-{(index + n) % tenants}"
+
+
+async def _run(
+    url: str, index: int, name: str, job: tuple[str, int, int, int, int], go: Any
+) -> Any:
+    mode, count, chains, tenants, _ = job
     database = create_engine(url, pool_size=1)
     writer = SqlAuditWriter(SystemClock(), UUIDv7Gen(), chains=1 if mode == "chain1" else chains)
     try:
@@ -72,12 +89,13 @@ async def _run(url: str, name: str, mode: str, count: int, chains: int, go: Any)
         go.wait()  # every writer connected and warmed up: start together
         start = time.perf_counter()
         for n in range(count):
+            entry = _entry(name, n, _tenant(index, n, tenants))
             async with database.begin() as conn:
                 if mode == "plain":
-                    values = writer._values(_entry(name, n))  # the same row, unchained
+                    values = writer._values(entry)  # the same row, unchained
                     await conn.execute(PLAIN.insert().values(**values))
                 else:
-                    await writer.append(conn, _entry(name, n))
+                    await writer.append(conn, entry)
         return start, time.perf_counter()
     finally:
         await database.dispose()
@@ -85,12 +103,14 @@ async def _run(url: str, name: str, mode: str, count: int, chains: int, go: Any)
 
 def _writer(url: str, index: int, jobs: Any, results: Any, barrier: Any) -> None:
     while (job := jobs.get()) is not None:
-        mode, count, chains, round_no = job
+        mode, _, _, _, round_no = job
         name = f"w{index}-{mode}-{round_no}"
-        results.put(asyncio.run(_run(url, name, mode, count, chains, barrier)))
+        results.put(asyncio.run(_run(url, index, name, job, barrier)))
 
 
-def _measure(url: str, writers: int, modes: list[str], n: int, chains: int, rounds: int) -> Any:
+def _measure(
+    url: str, writers: int, modes: list[str], n: int, chains: int, tenants: int, rounds: int
+) -> Any:
     ctx = mp.get_context("spawn")
     barrier = ctx.Barrier(writers)
     results = ctx.Queue()
@@ -106,7 +126,7 @@ def _measure(url: str, writers: int, modes: list[str], n: int, chains: int, roun
         for round_no in range(rounds):
             for mode in modes if round_no % 2 == 0 else list(reversed(modes)):
                 for q in queues:
-                    q.put((mode, n // writers, chains, round_no))
+                    q.put((mode, n // writers, chains, tenants, round_no))
                 spans = [results.get(timeout=600) for _ in range(writers)]
                 elapsed = max(end for _, end in spans) - min(start for start, _ in spans)
                 per_mode[mode].append(round((n // writers) * writers / elapsed, 1))
@@ -141,7 +161,15 @@ async def _verify(url: str) -> dict[str, Any]:
             report = await verify_chain(conn)
     finally:
         await database.dispose()
-    return {"ok": report.ok, "entries": report.checked, "chains_used": len(report.chains)}
+    per_tenant: dict[str, int] = {}
+    for head in report.chains:
+        per_tenant[head.tenant] = per_tenant.get(head.tenant, 0) + 1
+    return {
+        "ok": report.ok,
+        "entries": report.checked,
+        "chains_used": len(report.chains),
+        "chains_per_tenant": per_tenant,
+    }
 
 
 def main() -> None:
@@ -150,6 +178,7 @@ def main() -> None:
     parser.add_argument("--writers", default="1,8")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--chains", type=int, default=16)
+    parser.add_argument("--tenants", type=int, default=1, help="tenants the entries go to in turn")
     parser.add_argument("--admin-url", default=ADMIN_URL)
     args = parser.parse_args()
     name = f"tramita_bench_audit_{uuid.uuid4().hex[:8]}"
@@ -164,11 +193,14 @@ def main() -> None:
         modes = ["plain", "chain1", f"chain{args.chains}"]
         figures: dict[str, Any] = {}
         for writers in (int(w) for w in args.writers.split(",")):
-            rounds = _measure(url, writers, modes, args.n, args.chains, args.rounds)
+            rounds = _measure(url, writers, modes, args.n, args.chains, args.tenants, args.rounds)
             median = {m: statistics.median(v) for m, v in rounds.items()}
             figures[f"writers_{writers}"] = {
                 "tx_per_s_median": median,
                 "rounds": rounds,
+                "chain_vs_plain_per_round": [
+                    round(c / p, 3) for c, p in zip(rounds[modes[2]], rounds["plain"], strict=True)
+                ],
                 "chain_vs_plain": round(median[modes[2]] / median["plain"], 3),
                 "one_lock_vs_plain": round(median["chain1"] / median["plain"], 3),
             }
@@ -177,6 +209,7 @@ def main() -> None:
             "machine": _machine(args.admin_url),
             "n": args.n,
             "chains": args.chains,
+            "tenants": args.tenants,
             **figures,
             "verify": asyncio.run(_verify(url)),
         }
