@@ -4,7 +4,7 @@ commands. The registry and memberships are in ``core.tenants``."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any
 
@@ -45,3 +45,40 @@ def remembered_tenant(memberships: Sequence[str], chosen: str | None, default: s
     still work for it, else their first. Never refuses: a stale choice is just forgotten."""
     theirs = tuple(memberships) or (default,)
     return chosen if chosen in theirs else theirs[0]
+
+
+def tenant_entries(
+    raw: str,
+    *,
+    deployment: str,
+    refuse: Callable[[str, str, str], Exception],
+    malformed: str,
+    deployment_own: str,
+) -> Iterator[tuple[str, str, str]]:
+    """``(entry, tenant, value)`` of each comma-separated ``tenant=value`` of a setting that
+    gives some tenants a thing of their own (``TRAMITA_WF_TENANT_CALENDARS``,
+    ``TRAMITA_WF_TENANT_PROTOCOL_UNITS``). ``refuse(entry, code, template)`` makes the error
+    raised for the first entry that cannot be used: ``entry_malformed`` (``malformed`` says the
+    entry's shape), ``tenant_malformed``, ``tenant_is_deployment`` (the deployment's own tenant
+    ``deployment``, whose thing is set elsewhere: ``deployment_own`` says where) or
+    ``tenant_repeated``. The caller checks the value."""
+    seen: set[str] = set()
+    for part in raw.split(","):
+        entry = part.strip()
+        if not entry:
+            continue
+        tenant, equals, value = (piece.strip() for piece in entry.partition("="))
+        if not equals or not tenant or not value:
+            raise refuse(entry, "entry_malformed", malformed)
+        if not KEY.match(tenant):
+            raise refuse(
+                entry,
+                "tenant_malformed",
+                N_("a tenant's key is 1 to 50 lower-case letters, digits, '-' or '_'"),
+            )
+        if tenant == deployment:
+            raise refuse(entry, "tenant_is_deployment", deployment_own)
+        if tenant in seen:
+            raise refuse(entry, "tenant_repeated", N_("the tenant is listed twice"))
+        seen.add(tenant)
+        yield entry, tenant, value

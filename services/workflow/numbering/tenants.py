@@ -12,12 +12,12 @@ stays on the shared series: a series of its own would repeat the deployment's nu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final, Protocol
 
 from contracts.errors import ConfigurationError, FieldError
+from core.tenancy import tenant_entries
 from services.workflow.definition.messages import N_
 from services.workflow.numbering.schemes import (
     Numbering,
@@ -27,8 +27,6 @@ from services.workflow.numbering.schemes import (
 )
 
 TENANT_UNITS_SETTING: Final = "TRAMITA_WF_TENANT_PROTOCOL_UNITS"
-_TENANT_KEY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,49}$")
-"""A tenant's key, as ``core.tenancy.KEY`` (``tramita tenant add``) accepts it."""
 
 BAD_ENTRY = N_("TRAMITA_WF_TENANT_PROTOCOL_UNITS cannot be used")
 """The ``detail`` of a refused entry (a msgid); the field error names the entry and why."""
@@ -107,27 +105,15 @@ def tenant_numbering(
     shared = numbering(format_, unit)
     own: dict[str, Numbering] = {}
     units: dict[str, str] = {unit.strip(): tenant}
-    for raw in tenant_units.split(","):
-        entry = raw.strip()
-        if not entry:
-            continue
-        key, equals, code = (part.strip() for part in entry.partition("="))
-        if not equals or not key or not code:
-            raise _refuse(entry, "entry_malformed", N_("write each entry as tenant=unit"))
-        if not _TENANT_KEY.match(key):
-            raise _refuse(
-                entry,
-                "tenant_malformed",
-                N_("a tenant's key is 1 to 50 lower-case letters, digits, '-' or '_'"),
-            )
-        if key == tenant:
-            raise _refuse(
-                entry,
-                "tenant_is_deployment",
-                N_("this is the deployment's own tenant: its unit is TRAMITA_WF_PROTOCOL_UNIT"),
-            )
-        if key in own:
-            raise _refuse(entry, "tenant_repeated", N_("the tenant is listed twice"))
+    for entry, key, code in tenant_entries(
+        tenant_units,
+        deployment=tenant,
+        refuse=_refuse,
+        malformed=N_("write each entry as tenant=unit"),
+        deployment_own=N_(
+            "this is the deployment's own tenant: its unit is TRAMITA_WF_PROTOCOL_UNIT"
+        ),
+    ):
         numbered = _unit_numbering(shared, entry, code)
         if code in units:
             raise _refuse(

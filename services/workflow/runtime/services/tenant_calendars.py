@@ -16,11 +16,10 @@ from types import MappingProxyType
 from typing import Final
 
 from contracts.errors import ConfigurationError, FieldError
+from core.tenancy import tenant_entries
 from services.workflow.definition.messages import N_
 
 TENANT_CALENDARS_SETTING: Final = "TRAMITA_WF_TENANT_CALENDARS"
-_TENANT_KEY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,49}$")
-"""A tenant's key, as ``core.tenancy.KEY`` (``tramita tenant add``) accepts it."""
 _CALENDAR_KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 """A calendar's key, as a calendar spec accepts it (``services.workflow.calendar.spec``)."""
 
@@ -42,32 +41,20 @@ def tenant_calendars(raw: str, *, tenant: str) -> Mapping[str, str]:
     ``tenant`` is the deployment's own, whose calendar is ``TRAMITA_WF_CALENDAR`` and which
     is refused here. ``ConfigurationError`` names the first entry that cannot be used."""
     keys: dict[str, str] = {}
-    for part in raw.split(","):
-        entry = part.strip()
-        if not entry:
-            continue
-        key, equals, calendar = (piece.strip() for piece in entry.partition("="))
-        if not equals or not key or not calendar:
-            raise _refuse(entry, "entry_malformed", N_("write each entry as tenant=calendar"))
-        if not _TENANT_KEY.match(key):
-            raise _refuse(
-                entry,
-                "tenant_malformed",
-                N_("a tenant's key is 1 to 50 lower-case letters, digits, '-' or '_'"),
-            )
+    for entry, key, calendar in tenant_entries(
+        raw,
+        deployment=tenant,
+        refuse=_refuse,
+        malformed=N_("write each entry as tenant=calendar"),
+        deployment_own=N_(
+            "this is the deployment's own tenant: its calendar is TRAMITA_WF_CALENDAR"
+        ),
+    ):
         if not _CALENDAR_KEY.match(calendar):
             raise _refuse(
                 entry,
                 "calendar_malformed",
                 N_("a calendar's key is 1 to 64 lower-case letters, digits and dashes"),
             )
-        if key == tenant:
-            raise _refuse(
-                entry,
-                "tenant_is_deployment",
-                N_("this is the deployment's own tenant: its calendar is TRAMITA_WF_CALENDAR"),
-            )
-        if key in keys:
-            raise _refuse(entry, "tenant_repeated", N_("the tenant is listed twice"))
         keys[key] = calendar
     return MappingProxyType(keys)
