@@ -248,7 +248,23 @@ class Renderer:
             value = processor(value)
         return b"NULL" if value is None else self._literal(value)
 
+    def literals(self, statement: Any, row: dict[str, Any]) -> dict[str, bytes] | None:
+        """Each value ``statement`` takes from ``row`` (a default where the row gives none),
+        quoted as :meth:`render` would, by parameter key: for a caller that puts them in SQL
+        of its own (``UPDATE ... FROM (VALUES ...)``). None where the statement is rendered
+        the general way (mogrify)."""
+        form = _form(statement, tuple(sorted(row)), self._dialect)
+        if form.slots is None or not self._fast:
+            return None
+        return dict(zip([slot.key for slot in form.slots], self._literals(form, row), strict=True))
+
     def _fast_render(self, form: _Form, row: dict[str, Any]) -> bytes:
+        literals = self._literals(form, row)
+        if form.in_order:
+            return form.template % tuple(literals)
+        return form.template % tuple([literals[slot] for slot in form.order])
+
+    def _literals(self, form: _Form, row: dict[str, Any]) -> list[bytes]:
         assert form.slots is not None
         seen = self._seen
         literals: list[bytes] = []
@@ -268,9 +284,7 @@ class Renderer:
                 literals.append(literal)
             else:
                 literals.append(self._quote(processor, value))
-        if form.in_order:
-            return form.template % tuple(literals)
-        return form.template % tuple([literals[slot] for slot in form.order])
+        return literals
 
     @staticmethod
     def _missing(

@@ -31,6 +31,7 @@ from core.audit import CHAINED_INSERT, LOCK_CHAIN
 from core.db import mark_written
 from services.workflow.persistence import statements as q
 from services.workflow.persistence import tables as t
+from services.workflow.persistence.joined_updates import JoinedUpdates
 from services.workflow.runtime.kernel.naming import OUTBOX_CHANNEL
 from services.workflow.runtime.ports import ClaimLost, LeaseLost
 
@@ -343,10 +344,12 @@ class WriteBuffer:
             if _appended(h):
                 more = h.parameters if isinstance(h.parameters, list) else [h.parameters]
                 appended.setdefault(h.statement, []).extend(more)
+        # The checked updates of instance rows likewise, as one UPDATE ... FROM (VALUES ...).
+        joined = JoinedUpdates(held)
         statements: list[bytes] = []
-        for h in held:
+        for at, h in enumerate(held):
             if not _appended(h):
-                statements += renderer.render(h.statement, h.parameters)
+                statements += joined.render(renderer, self.dialect, at, h)
             elif (rows := appended.pop(h.statement, None)) is not None:
                 statements += renderer.render_rows(h.statement, rows)
         if commit and self.notify:
