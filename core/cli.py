@@ -172,7 +172,10 @@ class TramitaCLI(LazyGroup):
     "tenant",
     default=None,
     metavar="TENANT",
-    help="Act on this tenant's database (TRAMITA_TENANT_DATABASES); default: the home one.",
+    help=(
+        "Act for this tenant: its database (TRAMITA_TENANT_DATABASES), the cases a command"
+        " starts, the definitions it publishes; default: the deployment's own."
+    ),
 )
 @click.pass_context
 def main(ctx: click.Context, verbose: bool, tenant: str | None) -> None:

@@ -97,9 +97,17 @@ class MemoryVersions(_Repo):
         return found[0] if found else None
 
     async def add(
-        self, *, key: str, name: str, checksum: str, schema: bytes, actor: Actor
+        self,
+        *,
+        key: str,
+        name: str,
+        checksum: str,
+        schema: bytes,
+        actor: Actor,
+        tenant: str | None = None,
     ) -> VersionRecord:
         self._db.definitions.setdefault(key, name)
+        owner = next((v.tenant for v in self._db.versions.values() if v.key == key), tenant)
         number = 1 + max((v.version for v in self._db.versions.values() if v.key == key), default=0)
         record = VersionRecord(
             id=str(self._uow.ids.new_id()),
@@ -110,6 +118,7 @@ class MemoryVersions(_Repo):
             checksum=checksum,
             schema=msgspec.json.decode(schema),
             published_at=self._uow.clock.now(),
+            tenant=owner,
         )
         self._db.versions[record.id] = record
         return record

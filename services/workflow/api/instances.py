@@ -15,7 +15,7 @@ from contracts.errors import BadRequest, Conflict, FieldError, NotFound, Validat
 from contracts.kernel import Actor
 from contracts.workflow.types import HistoryEntry, InstanceView, StartRequest
 from core.auth import actor_of, requires
-from services.workflow.api.access import access_of, start_tenant, viewer_for
+from services.workflow.api.access import access_of, start_tenant, tenant_of, viewer_for
 from services.workflow.api.deps import engine_of, platform_of, reads_of
 from services.workflow.api.schemas import (
     CalledInstance,
@@ -231,7 +231,7 @@ async def _searchable_fields(
         return {}
     if definition is None:
         raise ValidationFailed("context field filters need the 'definition' parameter")
-    latest = await reads_of(request).version(definition, None)
+    latest = await reads_of(request).version(definition, None, tenant=await tenant_of(request))
     if latest is None:
         raise NotFound("no published version of this workflow", definition_key=definition)
     allowed = set(latest.definition.get("searchable") or ())

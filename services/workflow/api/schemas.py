@@ -71,6 +71,9 @@ class Published(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     checksum: str
     created: bool
+    tenant: str | None = None
+    """The tenant whose own definition this is; ``None``: the deployment's, shared by every
+    tenant (what the deployment's own tenant publishes)."""
 
 
 class PublicLink(msgspec.Struct, frozen=True, kw_only=True):

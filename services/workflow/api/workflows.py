@@ -11,6 +11,7 @@ from litestar.params import JSONBody, Parameter
 
 from contracts.errors import NotFound
 from core.auth import actor_of, requires
+from services.workflow.api.access import tenant_of
 from services.workflow.api.deps import engine_of, reads_of
 from services.workflow.api.schemas import Published
 from services.workflow.definition.bpmn import export_bpmn, import_complete
@@ -45,7 +46,7 @@ class WorkflowController(Controller):
         key: Annotated[str | None, Parameter(max_length=100)] = None,
     ) -> list[VersionSummary]:
         """Every published version, by definition key then number."""
-        return await reads_of(request).versions(key)
+        return await reads_of(request).versions(key, tenant=await tenant_of(request))
 
     @get("/{key:str}/versions/{number:int}", guards=[requires("workflow.read")])
     async def get_version(
@@ -89,7 +90,7 @@ def _without_nulls(value: Any) -> Any:
 
 
 async def _version(request: Request[Any, Any, Any], key: str, number: int) -> VersionDocument:
-    found = await reads_of(request).version(key, number)
+    found = await reads_of(request).version(key, number, tenant=await tenant_of(request))
     if found is None:
         raise NotFound("unknown workflow version", definition_key=key, version=number)
     return found
@@ -97,8 +98,12 @@ async def _version(request: Request[Any, Any, Any], key: str, number: int) -> Ve
 
 async def _publish(request: Request[Any, Any, Any], definition: dict[str, Any]) -> Published:
     version, created = await engine_of(request).publisher.publish(
-        definition, actor=actor_of(request)
+        definition, actor=actor_of(request), tenant=await tenant_of(request)
     )
     return Published(
-        key=version.key, version=version.version, checksum=version.checksum, created=created
+        key=version.key,
+        version=version.version,
+        checksum=version.checksum,
+        created=created,
+        tenant=version.tenant,
     )

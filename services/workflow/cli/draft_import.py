@@ -87,6 +87,7 @@ def import_cmd(file: Path, accept_suggestions: bool, publish: bool) -> None:
 
     async def _run(platform: Platform, service: WorkflowService) -> tuple[Any, list[FieldError]]:
         from contracts.errors import DefinitionInvalid
+        from core.tenancy import ACTING_TENANT
         from services.workflow.cli.workflow import CLI_ACTOR
         from services.workflow.handles import handles_of
 
@@ -97,11 +98,14 @@ def import_cmd(file: Path, accept_suggestions: bool, publish: bool) -> None:
             document=document,
             actor=CLI_ACTOR,
             import_report=report,
+            tenant=service.engine.publisher.owner(ACTING_TENANT.get()),
         )
         if not publish or gaps:
             return draft, []
         try:
-            version, _created = await service.engine.publisher.publish(document, actor=CLI_ACTOR)
+            version, _created = await service.engine.publisher.publish(
+                document, actor=CLI_ACTOR, tenant=ACTING_TENANT.get()
+            )
         except DefinitionInvalid as exc:
             return draft, remap_errors(exc.errors, document, imported.sources) or [
                 FieldError(path=file.name, code=exc.problem_type, message=exc.detail)

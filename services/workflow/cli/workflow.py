@@ -104,9 +104,13 @@ def publish_cmd(file: Path, as_json: bool) -> None:
         if gaps:
             refuse(GAPS, gaps)
 
+    from core.tenancy import ACTING_TENANT
+
     async def _publish(service: WorkflowService) -> Any:
         try:
-            return await service.engine.publisher.publish(data, actor=CLI_ACTOR)
+            return await service.engine.publisher.publish(
+                data, actor=CLI_ACTOR, tenant=ACTING_TENANT.get()
+            )
         except DefinitionInvalid as exc:
             if not exc.errors:
                 raise
@@ -157,7 +161,13 @@ def list_cmd(as_json: bool) -> None:
     async def _list(service: WorkflowService) -> list[dict[str, Any]]:
         async with service.uow_factory() as uow:
             return [
-                {"key": v.key, "version": v.version, "status": v.status, "checksum": v.checksum}
+                {
+                    "key": v.key,
+                    "version": v.version,
+                    "status": v.status,
+                    "checksum": v.checksum,
+                    "tenant": v.tenant,  # whose own definition; None: the deployment's, shared
+                }
                 for v in await uow.versions.all()
             ]
 
@@ -168,6 +178,7 @@ def list_cmd(as_json: bool) -> None:
         lambda rs: (
             "\n".join(
                 f"{r['key']:40} v{r['version']:<4} {r['status']:10} {r['checksum'][:12]}"
+                + (f"  {r['tenant']}" if r["tenant"] else "")
                 for r in rs
             )
             or _("no versions published")

@@ -102,6 +102,17 @@ def seen_by(viewer: Viewer, now: datetime, instance: Any = None, tenant: Any = N
     return sa.and_(in_tenant(viewer.tenant, instance, tenant), sight)
 
 
+def definitions_of(tenant: str | None) -> Any:
+    """The definitions a person or case acting for ``tenant`` sees and runs, as SQL: the
+    deployment's (``tenant`` NULL, shared by every tenant) and the tenant's own; every one for
+    ``None`` (a platform administrator acting for every tenant, an operator's command). The
+    engine's starts check the same (``runtime.services.publishing.owned_by``)."""
+    owner = t.definitions.c.tenant
+    if tenant is None:
+        return sa.true()
+    return sa.or_(owner.is_(None), owner == tenant)
+
+
 def _grant(row: Any) -> GrantRecord:
     return GrantRecord(
         id=row.id,

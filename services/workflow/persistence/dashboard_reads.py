@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from contracts.kernel import Clock
 from services.workflow.persistence import tables as t
-from services.workflow.persistence.access_repo import seen_by
+from services.workflow.persistence.access_repo import definitions_of, seen_by
 from services.workflow.runtime.kernel.dashboard import (
     GroupBy,
     VersionState,
@@ -131,6 +131,7 @@ class SqlDashboardReads:
         docs = await self._all(
             sa.select(d.key, d.name, v.id, v.version, v.status, v.checksum, v.schema)
             .join(t.definitions, d.id == v.definition_id)
+            .where(definitions_of(None if viewer is None else viewer.tenant))
             .order_by(d.key, v.version)
         )
         counts: dict[str, dict[str, int]] = defaultdict(dict)

@@ -48,9 +48,11 @@ class SqlDrafts:
     def __init__(self, db: WriteBuffer) -> None:
         self._db = db
 
-    async def recent(self) -> list[Draft]:
+    async def recent(self, *, owner: str | None = None, every: bool = True) -> list[Draft]:
+        mine = sa.true() if every else _C.tenant.is_(None) if owner is None else _C.tenant == owner
         query = (
             sa.select(drafts)
+            .where(mine)
             .order_by(_C.published_version.is_not(None), _C.updated_at.desc(), _C.id.desc())
             .limit(LIST_LIMIT)
         )
@@ -89,10 +91,10 @@ class SqlDraftStore:
         self._clock = clock
         self._ids = ids
 
-    async def list_drafts(self) -> list[Draft]:
+    async def list_drafts(self, *, owner: str | None = None, every: bool = True) -> list[Draft]:
         """Drafts being edited first, then published ones; newest change first in each."""
         async with self._uow() as uow:
-            return await uow.drafts.recent()
+            return await uow.drafts.recent(owner=owner, every=every)
 
     async def get(self, draft_id: str) -> Draft | None:
         async with self._uow() as uow:
@@ -106,6 +108,7 @@ class SqlDraftStore:
         document: dict[str, Any],
         actor: Actor,
         import_report: ImportReport | None = None,
+        tenant: str | None = None,
     ) -> Draft:
         now = self._clock.now()
         draft = Draft(
@@ -120,6 +123,7 @@ class SqlDraftStore:
             row_version=1,
             published_version=None,
             import_report=import_report,
+            tenant=tenant,
         )
         async with self._uow() as uow:
             await uow.drafts.add(draft)

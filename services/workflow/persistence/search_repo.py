@@ -22,7 +22,7 @@ from services.workflow.persistence import ops_reads
 from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_deadlines as td
 from services.workflow.persistence import tables_human as h
-from services.workflow.persistence.access_repo import seen_by
+from services.workflow.persistence.access_repo import definitions_of, seen_by
 from services.workflow.reads.operations import (
     AuditView,
     DeadLetterView,
@@ -198,34 +198,29 @@ class SqlApiReads:
         rows = await self._all(_linked_query(*where))
         return LinkedInstance(**rows[0]._mapping) if rows else None
 
-    def _versions_query(self) -> sa.Select[Any]:
+    def _versions_query(self, tenant: str | None) -> sa.Select[Any]:
+        """The versions a reader acting for ``tenant`` sees (``definitions_of``)."""
         v = t.versions.c
-        return sa.select(
-            t.definitions.c.key,
-            v.version,
-            v.status,
-            v.checksum,
-            v.published_at,
-            v.schema,
-        ).join(t.definitions, t.definitions.c.id == v.definition_id)
+        return (
+            sa.select(
+                t.definitions.c.key, v.version, v.status, v.checksum, v.published_at, v.schema
+            )
+            .join(t.definitions, t.definitions.c.id == v.definition_id)
+            .where(definitions_of(tenant))
+        )
 
-    async def versions(self, key: str | None) -> list[VersionSummary]:
-        query = self._versions_query().order_by(t.definitions.c.key, t.versions.c.version)
+    async def versions(self, key: str | None, *, tenant: str | None) -> list[VersionSummary]:
+        query = self._versions_query(tenant).order_by(t.definitions.c.key, t.versions.c.version)
         if key is not None:
             query = query.where(t.definitions.c.key == key)
-        return [
-            VersionSummary(
-                key=r.key,
-                version=r.version,
-                status=r.status,
-                checksum=r.checksum,
-                published_at=r.published_at,
-            )
-            for r in await self._all(query)
-        ]
+        fields = ("key", "version", "status", "checksum", "published_at")
+        rows = await self._all(query)
+        return [VersionSummary(**{f: getattr(r, f) for f in fields}) for r in rows]
 
-    async def version(self, key: str, number: int | None) -> VersionDocument | None:
-        query = self._versions_query().where(t.definitions.c.key == key)
+    async def version(
+        self, key: str, number: int | None, *, tenant: str | None
+    ) -> VersionDocument | None:
+        query = self._versions_query(tenant).where(t.definitions.c.key == key)
         if number is None:
             query = query.where(t.versions.c.status == "published")
         else:
@@ -235,10 +230,7 @@ class SqlApiReads:
             return None
         row = rows[0]
         return VersionDocument(
-            key=row.key,
-            version=row.version,
-            checksum=row.checksum,
-            published_at=row.published_at,
+            **{f: getattr(row, f) for f in ("key", "version", "checksum", "published_at")},
             definition=msgspec.json.decode(row.schema),
         )
 

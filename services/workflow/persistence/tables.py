@@ -21,6 +21,9 @@ definitions = sa.Table(
     sa.Column("key", sa.String(100), nullable=False, unique=True),
     sa.Column("name", sa.String(200), nullable=False),
     sa.Column("created_at", UTCDateTime, nullable=False),
+    # The tenant whose definition this is (only its cases run it), or NULL: the deployment's,
+    # shared by every tenant (workflow_0017).
+    sa.Column("tenant", sa.String(50), nullable=True),
 )
 
 versions = sa.Table(

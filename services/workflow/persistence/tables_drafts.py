@@ -32,5 +32,8 @@ drafts = sa.Table(
     # For a draft imported from a file: its name, the suggestions read from other modelers'
     # extensions (for the designer to confirm) and the notes on what was ignored, as JSON.
     sa.Column("import_report", sa.Text, nullable=True),
+    # The tenant whose draft it is (what it publishes is that tenant's own definition), or
+    # NULL: the deployment's (workflow_0017).
+    sa.Column("tenant", sa.String(50), nullable=True),
     sa.Index("ix_workflow_definition_drafts_key", "definition_key"),
 )

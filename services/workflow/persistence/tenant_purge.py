@@ -4,7 +4,8 @@ shared deployment takes nothing with it and leaves nothing of its cases behind.
 The cases go in batches, each batch one transaction that deletes the cases' rows from every
 table that holds them (tasks and their actions and form submissions, timers, step runs,
 history, deadlines, dead letters, access levels and grants, documents, pending outbox rows,
-privacy marks) and then the cases; the tenant's background operations go last. Nothing of
+privacy marks) and then the cases; the tenant's background operations, its own workflow
+definitions (every version no case runs any more) and its drafts go last. Nothing of
 another tenant is touched: every statement is bounded by the batch's case ids or by the
 tenant's key.
 
@@ -28,6 +29,7 @@ from services.workflow.persistence import tables as t
 from services.workflow.persistence import tables_access as a
 from services.workflow.persistence import tables_deadlines as dl
 from services.workflow.persistence import tables_documents as d
+from services.workflow.persistence import tables_drafts as dr
 from services.workflow.persistence import tables_human as h
 from services.workflow.persistence import tables_operations as op
 from services.workflow.persistence import tables_privacy as p
@@ -65,6 +67,21 @@ async def _batch(conn: AsyncConnection, ids: list[str], counts: dict[str, int]) 
     counts[outbox.name] = counts.get(outbox.name, 0) + done.rowcount
     done = await conn.execute(t.instances.delete().where(t.instances.c.id.in_(ids)))
     counts[t.instances.name] = counts.get(t.instances.name, 0) + done.rowcount
+
+
+async def _definitions(conn: AsyncConnection, tenant: str, counts: dict[str, int]) -> None:
+    """The tenant's own definitions and drafts (its cases are gone: a version another case
+    still runs, which only an operator could have started, is kept with its definition)."""
+    v, defs = t.versions.c, t.definitions.c
+    running = sa.exists().where(t.instances.c.version_id == v.id)
+    own = sa.select(defs.id).where(defs.tenant == tenant)
+    done = await conn.execute(t.versions.delete().where(v.definition_id.in_(own), ~running))
+    counts[t.versions.name] = done.rowcount
+    left = sa.exists().where(v.definition_id == defs.id)
+    done = await conn.execute(t.definitions.delete().where(defs.tenant == tenant, ~left))
+    counts[t.definitions.name] = done.rowcount
+    done = await conn.execute(dr.drafts.delete().where(dr.drafts.c.tenant == tenant))
+    counts[dr.drafts.name] = done.rowcount
 
 
 async def count_cases(engine: AsyncEngine, tenant: str) -> int:
@@ -108,6 +125,7 @@ async def purge_tenant(
         counts[op.operation_items.name] = done.rowcount
         done = await conn.execute(op.operations.delete().where(op.operations.c.tenant == tenant))
         counts[op.operations.name] = done.rowcount
+        await _definitions(conn, tenant, counts)
         kept = {name: n for name, n in sorted(counts.items()) if n}
         await audit.append(
             conn,

@@ -39,6 +39,8 @@ class Draft(msgspec.Struct, frozen=True, kw_only=True):
     row_version: int
     published_version: int | None
     import_report: ImportReport | None = None
+    tenant: str | None = None
+    """The tenant whose draft it is; ``None``: the deployment's."""
 
 
 class DraftStore(Protocol):
@@ -48,7 +50,10 @@ class DraftStore(Protocol):
     moved on since (or was published), and ``NotFound`` when it is gone.
     """
 
-    async def list_drafts(self) -> list[Draft]: ...
+    async def list_drafts(self, *, owner: str | None = None, every: bool = True) -> list[Draft]:
+        """The drafts of ``owner`` (a tenant, or ``None``: the deployment's), or ``every``
+        owner's (a platform administrator acting for every tenant, an operator)."""
+        ...
 
     async def get(self, draft_id: str) -> Draft | None: ...
 
@@ -60,6 +65,7 @@ class DraftStore(Protocol):
         document: dict[str, Any],
         actor: Actor,
         import_report: ImportReport | None = None,
+        tenant: str | None = None,
     ) -> Draft: ...
 
     async def save(

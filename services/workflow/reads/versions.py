@@ -25,8 +25,14 @@ class VersionDocument(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class VersionReads(Protocol):
-    async def versions(self, key: str | None) -> list[VersionSummary]: ...
+    """``tenant``: the one the reader acts for, who sees the deployment's definitions and
+    their own, never another tenant's (``None``: every tenant's, a platform administrator's
+    ``*`` or an operator's command)."""
 
-    async def version(self, key: str, number: int | None) -> VersionDocument | None:
+    async def versions(self, key: str | None, *, tenant: str | None) -> list[VersionSummary]: ...
+
+    async def version(
+        self, key: str, number: int | None, *, tenant: str | None
+    ) -> VersionDocument | None:
         """One version (the latest published when ``number`` is ``None``)."""
         ...

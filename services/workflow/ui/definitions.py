@@ -17,8 +17,9 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import UploadFile
 from litestar.params import FromPath
 
-from contracts.errors import BadRequest, DefinitionInvalid, FieldError, NotFound
+from contracts.errors import BadRequest, Conflict, DefinitionInvalid, FieldError, NotFound
 from core.i18n import gettext
+from services.workflow.api.access import tenant_of
 from services.workflow.api.workflows import _without_nulls
 from services.workflow.definition.bpmn import export_bpmn, import_complete, remap_errors
 from services.workflow.reads.versions import VersionDocument
@@ -48,7 +49,7 @@ class DefinitionPagesController(Controller):
     @get("/", guards=[page_requires("workflow.read")])
     async def index(self, request: Request[Any, Any, Any]) -> Response[Any]:
         grouped: dict[str, list[Any]] = {}
-        for summary in await reads_of(request).versions(None):
+        for summary in await reads_of(request).versions(None, tenant=await tenant_of(request)):
             grouped.setdefault(summary.key, []).append(summary)
         for versions in grouped.values():
             versions.sort(key=lambda v: v.version, reverse=True)
@@ -87,7 +88,10 @@ class DefinitionPagesController(Controller):
     async def compare_versions(
         self, request: Request[Any, Any, Any], key: FromPath[str]
     ) -> Response[Any]:
-        numbers = [v.version for v in await reads_of(request).versions(key)]
+        numbers = [
+            v.version
+            for v in await reads_of(request).versions(key, tenant=await tenant_of(request))
+        ]
         if not numbers:
             raise NotFound("unknown workflow definition", definition_key=key)
         old_n = _number(request.query_params.get("from"), min(numbers))
@@ -132,7 +136,7 @@ class DefinitionPagesController(Controller):
                 definition = imported.definition
                 try:
                     version, created = await engine_of(request).publisher.publish(
-                        definition, actor=ui_actor(request)
+                        definition, actor=ui_actor(request), tenant=await tenant_of(request)
                     )
                 except DefinitionInvalid as exc:
                     raise DefinitionInvalid(
@@ -142,11 +146,15 @@ class DefinitionPagesController(Controller):
             else:
                 definition = _decoded(data)
                 version, created = await engine_of(request).publisher.publish(
-                    data, actor=ui_actor(request)
+                    data, actor=ui_actor(request), tenant=await tenant_of(request)
                 )
         except (DefinitionInvalid, BadRequest) as exc:
             errors = list(exc.errors) or [_error("file", exc.problem_type, exc.detail)]
             return _failed(request, upload.filename, definition, errors)
+        except Conflict as exc:  # another owner's key (``publishing.owned_by``)
+            return _failed(
+                request, upload.filename, definition, [_error("file", "key", gettext(exc.detail))]
+            )
         msg = "published" if created else "unchanged"
         return see_other(f"{DEFINITIONS}/{version.key}/versions/{version.version}?msg={msg}")
 
@@ -198,7 +206,7 @@ def _number(raw: str | None, default: int) -> int:
 
 
 async def _version(request: Request[Any, Any, Any], key: str, number: int) -> VersionDocument:
-    found = await reads_of(request).version(key, number)
+    found = await reads_of(request).version(key, number, tenant=await tenant_of(request))
     if found is None:
         raise NotFound("unknown workflow version", definition_key=key, version=number)
     return found

@@ -25,12 +25,14 @@ from litestar.params import FromPath
 from contracts.errors import (
     BadRequest,
     ConcurrentModification,
+    Conflict,
     DefinitionInvalid,
     FieldError,
     NotFound,
 )
 from core.i18n import localized
 from core.numbers import whole_number
+from services.workflow.api.access import tenant_of
 from services.workflow.definition.drafts.ops import (
     IDENTIFIER,
     NODE_TYPES,
@@ -55,7 +57,7 @@ from services.workflow.ui.editor_forms import (
     read_values,
     removed_from_query,
 )
-from services.workflow.ui.editor_new import DRAFTS, NewDraftController, drafts_of
+from services.workflow.ui.editor_new import DRAFTS, NewDraftController, drafts_of, drafts_scope
 from services.workflow.ui.editor_scopes import (
     holder_of,
     requested_scope,
@@ -187,11 +189,13 @@ class DraftEditorController(Controller):
             )
         try:
             version, created = await engine_of(request).publisher.publish(
-                draft.document, actor=actor
+                draft.document,
+                actor=actor,
+                tenant=draft.tenant,  # for the draft's owner
             )
-        except (DefinitionInvalid, BadRequest) as exc:
+        except (DefinitionInvalid, BadRequest, Conflict) as exc:
             errors = list(exc.errors) or [
-                FieldError(path="", code=exc.problem_type, message=exc.detail)
+                localized(FieldError.of("", exc.problem_type, exc.detail))
             ]
             return await _editor(
                 request, draft, checked=True, errors=errors, refused=True, status_code=422
@@ -354,14 +358,16 @@ def _imported(draft: Draft) -> dict[str, Any] | None:
 
 
 async def _latest(request: Request[Any, Any, Any], key: str) -> int | None:
-    numbers = [v.version for v in await reads_of(request).versions(key)]
+    numbers = [
+        v.version for v in await reads_of(request).versions(key, tenant=await tenant_of(request))
+    ]
     return max(numbers) if numbers else None
 
 
 async def _published(request: Request[Any, Any, Any]) -> dict[str, set[int]]:
     """Each published definition's key and version numbers: what a call step may call."""
     found: dict[str, set[int]] = {}
-    for summary in await reads_of(request).versions(None):
+    for summary in await reads_of(request).versions(None, tenant=await tenant_of(request)):
         if summary.status == "published":
             found.setdefault(summary.key, set()).add(summary.version)
     return found
@@ -369,7 +375,8 @@ async def _published(request: Request[Any, Any, Any]) -> dict[str, set[int]]:
 
 async def _draft(request: Request[Any, Any, Any], draft_id: str) -> Draft:
     found = await drafts_of(request).get(draft_id) if _is_uuid(draft_id) else None
-    if found is None:
+    owner, every = await drafts_scope(request)
+    if found is None or not (every or found.tenant == owner):  # another tenant's: unknown
         raise NotFound("unknown workflow draft", draft_id=draft_id)
     return found
 

@@ -15,12 +15,13 @@ from litestar.datastructures import UploadFile
 from contracts.errors import BadRequest, FieldError, NotFound, TramitaError
 from core.i18n import N_, gettext, localized
 from core.numbers import whole_number
+from services.workflow.api.access import tenant_of
 from services.workflow.definition.bpmn import import_bpmn_with_sources
 from services.workflow.definition.drafts.ops import OpError
 from services.workflow.definition.drafts.props import new_document
 from services.workflow.handles import handles_of
 from services.workflow.reads.drafts import DraftStore, ImportReport
-from services.workflow.ui.deps import reads_of
+from services.workflow.ui.deps import engine_of, reads_of
 from services.workflow.ui.editor_forms import Failed, read_values
 from services.workflow.ui.web import page, page_requires, platform_of, see_other, ui_actor
 
@@ -28,6 +29,13 @@ DRAFTS: Final = "/cms/workflow/drafts"
 BLANK_FIELDS: Final = ("key", "name", "protocol_prefix")
 MAX_FILE: Final = 200 * 1024
 """Under the UI router's body limit, like the publish page's; a BPMN file is a few kilobytes."""
+
+
+async def drafts_scope(request: Request[Any, Any, Any]) -> tuple[str | None, bool]:
+    """Whose drafts the person sees and makes: their tenant's (``None``, the deployment's, for
+    the deployment's own tenant), or every owner's when acting for every tenant."""
+    tenant = await tenant_of(request)
+    return engine_of(request).publisher.owner(tenant), tenant is None
 
 
 def drafts_of(connection: ASGIConnection[Any, Any, Any, Any]) -> DraftStore:
@@ -41,7 +49,8 @@ class NewDraftController(Controller):
 
     @get("/")
     async def index(self, request: Request[Any, Any, Any]) -> Response[Any]:
-        drafts = await drafts_of(request).list_drafts()
+        owner, every = await drafts_scope(request)
+        drafts = await drafts_of(request).list_drafts(owner=owner, every=every)
         names = await _names(request, {d.updated_by for d in drafts})
         return page(
             request,
@@ -66,7 +75,11 @@ class NewDraftController(Controller):
             failed = Failed("blank", None, values, exc.errors, BLANK_FIELDS)
             return await _new_page(request, failed, "", status_code=422)
         draft = await drafts_of(request).create(
-            key=values["key"], base_version=None, document=document, actor=ui_actor(request)
+            key=values["key"],
+            base_version=None,
+            document=document,
+            actor=ui_actor(request),
+            tenant=(await drafts_scope(request))[0],
         )
         return see_other(f"{DRAFTS}/{draft.id}?msg=created")
 
@@ -75,7 +88,11 @@ class NewDraftController(Controller):
         values = read_values(await request.form(), ("version",))
         key, _, number = values["version"].rpartition("@")
         chosen = whole_number(number, low=1)
-        found = None if chosen is None else await reads_of(request).version(key, chosen)
+        found = (
+            None
+            if chosen is None
+            else await reads_of(request).version(key, chosen, tenant=await tenant_of(request))
+        )
         if found is None:
             failed = Failed(
                 "copy",
@@ -90,6 +107,7 @@ class NewDraftController(Controller):
             base_version=found.version,
             document=copy.deepcopy(found.definition),
             actor=ui_actor(request),
+            tenant=(await drafts_scope(request))[0],
         )
         return see_other(f"{DRAFTS}/{draft.id}?msg=copied")
 
@@ -119,6 +137,7 @@ class NewDraftController(Controller):
             document=definition,
             actor=ui_actor(request),
             import_report=report,
+            tenant=(await drafts_scope(request))[0],
         )
         return see_other(f"{DRAFTS}/{draft.id}?msg=imported")
 
@@ -131,7 +150,10 @@ async def _new_page(
     status_code: int = 200,
     refused: list[FieldError] | None = None,
 ) -> Response[Any]:
-    versions = sorted(await reads_of(request).versions(None), key=lambda v: (v.key, -v.version))
+    versions = sorted(
+        await reads_of(request).versions(None, tenant=await tenant_of(request)),
+        key=lambda v: (v.key, -v.version),
+    )
     return page(
         request,
         "editor_new.html",

@@ -19,7 +19,7 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 
 from contracts.errors import NotFound
-from services.workflow.api.access import viewer_for
+from services.workflow.api.access import tenant_of, viewer_for
 from services.workflow.api.migrations import migrator_of
 from services.workflow.api.operation_runs import operations_of
 from services.workflow.runtime.services.migration import Migrator
@@ -54,7 +54,7 @@ AnyRequest = Request[Any, Any, Any]
 async def _catalogue(request: AnyRequest) -> dict[str, list[int]]:
     """Definition key -> its version numbers, newest first."""
     grouped: dict[str, list[int]] = {}
-    for summary in await reads_of(request).versions(None):
+    for summary in await reads_of(request).versions(None, tenant=await tenant_of(request)):
         grouped.setdefault(summary.key, []).append(summary.version)
     return {k: sorted(v, reverse=True) for k, v in sorted(grouped.items())}
 
@@ -69,7 +69,8 @@ async def _chosen(request: AnyRequest, fields: Fields) -> Chosen | Response[Any]
     if key is None or versions is None:
         return start_page(request, catalogue, fields, problems)
     reads = reads_of(request)
-    docs = [await reads.version(key, n) for n in versions]
+    tenant = await tenant_of(request)
+    docs = [await reads.version(key, n, tenant=tenant) for n in versions]
     if docs[0] is None or docs[1] is None:
         raise NotFound("unknown workflow version", definition_key=key)
     target = node_names(docs[1].definition)

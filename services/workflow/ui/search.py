@@ -22,7 +22,7 @@ from contracts.errors import ValidationFailed
 from contracts.workflow.types import TERMINAL_STATUSES
 from core.i18n import gettext, localized
 from core.localtime import DEFAULT_ZONE, zone
-from services.workflow.api.access import viewer_for
+from services.workflow.api.access import tenant_of, viewer_for
 from services.workflow.labels import STATUSES as INSTANCE_STATUSES
 from services.workflow.reads.search import InstanceQuery
 from services.workflow.ui.deps import engine_of, inbox_of, reads_of
@@ -70,7 +70,7 @@ class SearchPageController(Controller):
     async def search(self, request: Request[Any, Any, Any]) -> Response[Any]:
         params = {k: str(v) for k, v in request.query_params.items()}
         reads = reads_of(request)
-        versions = await reads.versions(None)
+        versions = await reads.versions(None, tenant=await tenant_of(request))
         definitions = sorted({v.key for v in versions})
         errors: dict[str, str] = {}
         protocol = _text(params, "protocol")
@@ -96,7 +96,11 @@ class SearchPageController(Controller):
         field = _text(params, "field")
         if field is not None:
             key, sep, value = field.partition(":")
-            latest = await reads.version(definition, None) if definition else None
+            latest = (
+                await reads.version(definition, None, tenant=await tenant_of(request))
+                if definition
+                else None
+            )
             allowed = set(latest.definition.get("searchable") or ()) if latest else set()
             if not sep or key not in allowed:
                 errors["field"] = gettext(

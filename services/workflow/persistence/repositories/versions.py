@@ -32,6 +32,7 @@ def _version_query() -> sa.Select[Any]:
         t.versions.c.checksum,
         t.versions.c.schema,
         t.versions.c.published_at,
+        t.definitions.c.tenant,
     ).join(t.definitions, t.definitions.c.id == t.versions.c.definition_id)
 
 
@@ -54,9 +55,17 @@ class SqlVersions:
         return None if row is None else _version(row)
 
     async def add(
-        self, *, key: str, name: str, checksum: str, schema: bytes, actor: Actor
+        self,
+        *,
+        key: str,
+        name: str,
+        checksum: str,
+        schema: bytes,
+        actor: Actor,
+        tenant: str | None = None,
     ) -> VersionRecord:
-        """Store a new published version; ``schema`` is the canonical JSON, kept verbatim."""
+        """Store a new published version; ``schema`` is the canonical JSON, kept verbatim;
+        ``tenant``: the owner a new definition gets (an existing one keeps its own)."""
         conn = self._db.conn
         now = self._clock.now()
         definition = (
@@ -67,7 +76,9 @@ class SqlVersions:
         if definition is None:
             definition_id = str(self._ids.new_id())
             await conn.execute(
-                t.definitions.insert().values(id=definition_id, key=key, name=name, created_at=now)
+                t.definitions.insert().values(
+                    id=definition_id, key=key, name=name, created_at=now, tenant=tenant
+                )
             )
         else:
             definition_id = definition.id

@@ -19,6 +19,9 @@ class VersionRecord(msgspec.Struct, frozen=True, kw_only=True):
     checksum: str
     schema: dict[str, Any]
     published_at: datetime | None
+    tenant: str | None = None
+    """The tenant whose definition this is (only its cases run it); ``None``: the
+    deployment's, shared by every tenant."""
 
 
 class InstanceRecord(msgspec.Struct, frozen=True, kw_only=True):

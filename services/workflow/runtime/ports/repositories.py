@@ -27,9 +27,17 @@ class Versions(Protocol):
     async def find_by_checksum(self, key: str, checksum: str) -> VersionRecord | None: ...
 
     async def add(
-        self, *, key: str, name: str, checksum: str, schema: bytes, actor: Actor
+        self,
+        *,
+        key: str,
+        name: str,
+        checksum: str,
+        schema: bytes,
+        actor: Actor,
+        tenant: str | None = None,
     ) -> VersionRecord:
-        """Store a new published version; ``schema`` is the canonical JSON, kept verbatim."""
+        """Store a new published version; ``schema`` is the canonical JSON, kept verbatim;
+        ``tenant``: the owner a new definition gets (``None``: the deployment's, shared)."""
         ...
 
     async def latest(self, key: str) -> VersionRecord | None: ...

@@ -72,7 +72,7 @@ class Engine(EngineReads):
         self.numbering = numberings.shared
         """How protocol numbers are made (``TRAMITA_WF_PROTOCOL_FORMAT``) and typed ones read
         (a tenant's own unit, ``TRAMITA_WF_TENANT_PROTOCOL_UNITS``, reads the same way)."""
-        self.publisher = Publisher(uow_factory, compiler)
+        self.publisher = Publisher(uow_factory, compiler, tenant=tenant)
         self.human = None if human is None else human(self)
         """Task actions (claim, complete...), built by ``human`` on this engine's ``apply_in``
         (without it, the task actions fail loudly)."""

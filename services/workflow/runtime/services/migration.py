@@ -40,6 +40,7 @@ from services.workflow.runtime.ports.access import Viewer
 from services.workflow.runtime.services.access import can_see
 from services.workflow.runtime.services.applier import state_from_json
 from services.workflow.runtime.services.engine import Engine
+from services.workflow.runtime.services.publishing import owned_by
 from services.workflow.runtime.services.token_repair import repair
 
 BeforeCommit = Callable[[UnitOfWork, InstancePlan], Awaitable[None]]
@@ -66,7 +67,9 @@ class Migrator:
         # event, through ``Engine.apply_in``, in units of work of the engine's kind.
         self._uow = uow_factory
 
-    async def _versions(self, request: MigrationRequest) -> tuple[VersionRecord, VersionRecord]:
+    async def _versions(
+        self, request: MigrationRequest, tenant: str | None = None
+    ) -> tuple[VersionRecord, VersionRecord]:
         if request.from_version == request.to_version:
             raise ValidationFailed(
                 "source and target versions are the same",
@@ -82,7 +85,7 @@ class Migrator:
             a = await uow.versions.number(request.definition_key, request.from_version)
             b = await uow.versions.number(request.definition_key, request.to_version)
         for number, found in ((request.from_version, a), (request.to_version, b)):
-            if found is None:
+            if found is None or not owned_by(found, tenant):
                 raise NotFound(
                     "unknown version", definition_key=request.definition_key, version=number
                 )
@@ -97,7 +100,7 @@ class Migrator:
         seen = None if viewer is None else (viewer, self._engine.clock.now())
         async with self._uow() as uow:
             found = await uow.versions.number(definition_key, version)
-            if found is None:
+            if found is None or not owned_by(found, None if viewer is None else viewer.tenant):
                 raise NotFound(
                     N_("unknown version"), definition_key=definition_key, version=version
                 )
@@ -145,7 +148,7 @@ class Migrator:
         progress: Callable[[InstancePlan], None] | None = None,
         viewer: Viewer | None = None,
     ) -> MigrationReport:
-        prepared = await self.prepare(request, dry_run=dry_run)
+        prepared = await self.prepare(request, dry_run=dry_run, viewer=viewer)
         va, vb, a, b = prepared.source, prepared.target, prepared.source_model, prepared.model
         report = MigrationReport(
             definition_key=request.definition_key,
@@ -181,10 +184,12 @@ class Migrator:
             self._engine.wakeup()
         return msgspec.structs.replace(report, instances=tuple(outcomes))
 
-    async def prepare(self, request: MigrationRequest, *, dry_run: bool = False) -> Prepared:
+    async def prepare(
+        self, request: MigrationRequest, *, dry_run: bool = False, viewer: Viewer | None = None
+    ) -> Prepared:
         """Both versions and their models, checked once for a whole run; a real run refuses a
-        mapping with errors."""
-        va, vb = await self._versions(request)
+        mapping with errors. Another tenant's definition does not exist for ``viewer``."""
+        va, vb = await self._versions(request, None if viewer is None else viewer.tenant)
         a, b = self._engine.compiler.for_version(va), self._engine.compiler.for_version(vb)
         errors = tuple(mapping_errors(a, b, request.mapping))
         if errors and not dry_run:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from contracts.errors import ConcurrentModification, NotFound
+from contracts.errors import ConcurrentModification, Conflict, NotFound
 from contracts.kernel import Actor, AuditEntry
 from services.workflow.definition import (
     CompiledModel,
@@ -58,27 +58,76 @@ class ModelCompiler:
         return model if key is None else model.scope(key)
 
 
+def owned_by(version: VersionRecord, tenant: str | None) -> bool:
+    """Whether a person or case acting for ``tenant`` may see and run ``version``: the
+    deployment's definitions are every tenant's, a tenant's own are its alone; ``None`` (a
+    platform administrator acting for every tenant, an operator's command) sees them all."""
+    return tenant is None or version.tenant is None or version.tenant == tenant
+
+
+def _not_theirs(key: str, owner: str | None) -> Conflict:
+    """Publishing a version of a definition someone else owns (the key names it)."""
+    if owner is None:
+        return Conflict(
+            N_(
+                "this workflow is the deployment's, shared by every tenant: only the "
+                "deployment's own tenant publishes its versions"
+            ),
+            code="definition_shared",
+            definition_key=key,
+        )
+    return Conflict(
+        N_("another tenant's workflow has this key: choose another key"),
+        code="definition_key_taken",
+        definition_key=key,
+    )
+
+
 class Publisher:
-    def __init__(self, uow_factory: Callable[[], UnitOfWork], compiler: ModelCompiler) -> None:
+    def __init__(
+        self,
+        uow_factory: Callable[[], UnitOfWork],
+        compiler: ModelCompiler,
+        *,
+        tenant: str = "default",
+    ) -> None:
         self._uow = uow_factory
         self._compiler = compiler
+        self._tenant = tenant
+        """The deployment's own tenant: what it publishes is shared by every tenant."""
+
+    def owner(self, tenant: str | None) -> str | None:
+        """Who owns what a person acting for ``tenant`` publishes: that tenant, or ``None``
+        (the deployment, shared) for the deployment's own tenant and for every tenant at once
+        (a platform administrator's ``*``, an operator's command without ``--for``)."""
+        return None if tenant is None or tenant == self._tenant else tenant
 
     async def publish(
-        self, data: bytes | str | Mapping[str, Any], *, actor: Actor
+        self, data: bytes | str | Mapping[str, Any], *, actor: Actor, tenant: str | None = None
     ) -> tuple[VersionRecord, bool]:
-        """Publish; returns the version and whether it is new."""
+        """Publish for ``tenant`` (the one the publisher acts for, see ``owner``); returns the
+        version and whether it is new. A new version of a definition another owner has is
+        refused (``Conflict``), before anything is written."""
         model = self._compiler.compile(data)
         defn = model.definition
         digest = checksum(defn)
         schema = canonical_json(defn)
+        owner = self.owner(tenant)
         for attempt in range(3):
             try:
                 async with self._uow() as uow:
                     latest = await uow.versions.latest(defn.key)
+                    if latest is not None and latest.tenant != owner:
+                        raise _not_theirs(defn.key, latest.tenant)
                     if latest is not None and latest.checksum == digest:
                         return latest, False
                     record = await uow.versions.add(
-                        key=defn.key, name=defn.name, checksum=digest, schema=schema, actor=actor
+                        key=defn.key,
+                        name=defn.name,
+                        checksum=digest,
+                        schema=schema,
+                        actor=actor,
+                        tenant=owner,
                     )
                     await uow.audit.append(
                         AuditEntry(
@@ -90,6 +139,7 @@ class Publisher:
                                 "key": defn.key,
                                 "version": record.version,
                                 "checksum": digest,
+                                **({} if owner is None else {"tenant": owner}),
                             },
                         )
                     )

@@ -16,7 +16,7 @@ from services.workflow.runtime.kernel.state import initial_state
 from services.workflow.runtime.ports import InstanceRecord, UnitOfWork, VersionRecord
 from services.workflow.runtime.services.access import store_default_level
 from services.workflow.runtime.services.applying import ApplyIn
-from services.workflow.runtime.services.publishing import ModelCompiler
+from services.workflow.runtime.services.publishing import ModelCompiler, owned_by
 
 Latest = Callable[[UnitOfWork, str], Awaitable[VersionRecord | None]]
 
@@ -62,7 +62,9 @@ class Starter:
             version = await self._latest(uow, request.definition_key)
         else:
             version = await uow.versions.number(request.definition_key, request.version)
-        if version is None:
+        tenant = request.tenant or self._tenant
+        # Another tenant's own definition does not exist for this case's tenant.
+        if version is None or not owned_by(version, tenant):
             raise NotFound(
                 "no published version of this workflow",
                 definition_key=request.definition_key,
@@ -71,7 +73,6 @@ class Starter:
         model = self._compiler.for_version(version, request.definition_key)
         defn = model.definition
         year = protocol_year(now, self._zone)
-        tenant = request.tenant or self._tenant
         # Drawn in this unit of work: a start that rolls back gives its number back. A tenant
         # with a unit of its own draws from its own series; every other tenant from the
         # deployment's (``numbering.tenants``: a protocol number names one case across them).
