@@ -6,6 +6,7 @@ refused on the step they belong to."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.async_api import Browser, Page, expect
@@ -71,7 +72,11 @@ async def _check(page: Page, name: str, violations: dict[str, list[Any]]) -> Non
 async def _to_instances(page: Page, site: Site) -> None:
     await page.goto(f"{site.url}{MIGRATIONS}")
     await page.get_by_label("Fluxo").select_option(KEY)
-    await page.get_by_role("button", name="Ver versões").click()
+    # The GET form's navigation is awaited on the page that comes, not by the click: twice in
+    # long suite runs (never alone, not even on loaded cores) Playwright's click stalled on
+    # "waiting for scheduled navigations to finish" (microsoft/playwright#11219, #33806).
+    await page.get_by_role("button", name="Ver versões").click(no_wait_after=True)
+    await page.wait_for_url(re.compile(r"[?&]definition="))
     await expect(page.get_by_label("Versão de origem")).to_have_value("1")
     await expect(page.get_by_label("Versão de destino")).to_have_value("2")
     await page.get_by_role("button", name="Continuar: escolher processos").click()
