@@ -101,11 +101,13 @@ async def _purge_tenant(
                 N_("the deployment's own tenant (TRAMITA_TENANT) cannot be purged"),
                 field="tenant",
             )
-        cases = await count_cases(platform.database, tenant)
+        # A tenant placed on a database of its own (TRAMITA_TENANT_DATABASES) is purged there.
+        database = platform.placements.get(tenant, platform.database)
+        cases = await count_cases(database, tenant)
         if dry_run:
             return cases, {}
         rows = await purge_tenant(
-            platform.database,
+            database,
             tenant,
             audit=platform.audit,
             actor=Actor.system("cli"),

@@ -258,3 +258,22 @@ async def test_a_command_acts_on_a_tenants_database_with_for(
         assert missing.exit_code == 1, missing.output
     bad = await asyncio.to_thread(tramita, "--for", "Not A Key", *show)
     assert bad.exit_code == 2 and "--for" in bad.output
+
+
+async def test_purging_a_placed_tenant_deletes_its_cases_on_its_database(
+    deployment: Deployment, database_url: str, second: Second, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tramita privacy purge-tenant sul`` deletes ``sul``'s cases where they live, its own
+    database, and leaves ``norte``'s on the home one."""
+    from services.workflow.cli.privacy import privacy_group
+
+    cases = {key: await deployment.start(key) for key in ("norte", "sul")}
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", database_url)
+    monkeypatch.setenv("TRAMITA_TENANT_DATABASES", f"sul={second.url}")
+    done = await asyncio.to_thread(
+        CliRunner().invoke, privacy_group, ["purge-tenant", "sul", "--yes", "--json"]
+    )
+    assert done.exit_code == 0, (done.output, done.exception)
+    assert json.loads(done.output)["cases"] == 1
+    assert not _stored(second.url, cases["sul"]["id"])
+    assert _stored(database_url, cases["norte"]["id"])
