@@ -64,25 +64,30 @@ def read_text(entry: AuditEntry) -> str:
     return _(what) if what else entry.action
 
 
-async def _reads(database_url: str, instance_id: str) -> tuple[list[AuditRecord], dict[str, str]]:
-    """The read entries and the display name of each reader known to the directory."""
+async def _reads(
+    database_url: str, instance_id: str, home_url: str
+) -> tuple[list[AuditRecord], dict[str, str]]:
+    """The read entries (on the case's tenant's database) and the display name of each reader
+    known to the directory (people live on the home database, ``home_url``)."""
     engine = create_engine(database_url)
     try:
         async with engine.connect() as conn:
             records = await read_entries(conn, instance_id)
-            readers = {r.entry.actor.id for r in records if r.entry.actor.kind == "user"}
-            readers = {u for u in readers if is_uuid(u)}
-            names: dict[str, str] = {}
-            if readers:
-                found = await conn.execute(
-                    sa.select(users.c.id, users.c.display_name).where(
-                        users.c.id.in_(sorted(readers))
-                    )
-                )
-                names = {str(row.id): str(row.display_name) for row in found}
-            return records, names
     finally:
         await engine.dispose()
+    readers = {r.entry.actor.id for r in records if r.entry.actor.kind == "user"}
+    readers = {u for u in readers if is_uuid(u)}
+    if not readers:
+        return records, {}
+    home = create_engine(home_url)
+    try:
+        async with home.connect() as conn:
+            found = await conn.execute(
+                sa.select(users.c.id, users.c.display_name).where(users.c.id.in_(sorted(readers)))
+            )
+            return records, {str(row.id): str(row.display_name) for row in found}
+    finally:
+        await home.dispose()
 
 
 @click.group("audit")
@@ -138,7 +143,9 @@ def reads_cmd(instance_id: str, as_json: bool) -> None:
     """Who read the instance's case or its requester's personal data, and when."""
     settings = load_settings()
     try:
-        records, names = asyncio.run(_reads(acting_database_url(settings), instance_id))
+        records, names = asyncio.run(
+            _reads(acting_database_url(settings), instance_id, settings.database_url)
+        )
     except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback with a URL
         from core.cli_errors import one_line
 

@@ -277,3 +277,33 @@ async def test_purging_a_placed_tenant_deletes_its_cases_on_its_database(
     assert json.loads(done.output)["cases"] == 1
     assert not _stored(second.url, cases["sul"]["id"])
     assert _stored(database_url, cases["norte"]["id"])
+
+
+async def test_audit_reads_for_a_placed_tenant_names_its_readers(
+    deployment: Deployment, database_url: str, second: Second, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tramita --for sul audit reads`` reads the entries on ``sul``'s database and the
+    readers' names on the home one, where people live."""
+    from contracts.kernel import Actor, AuditEntry
+    from contracts.workflow.case import CASE_OPENED
+    from core.cli import main
+
+    sul = await deployment.start("sul")
+    async with deployment.services["sul"].engine._uow() as uow:  # an opening, as a page writes it
+        await uow.audit.append(
+            AuditEntry(
+                action=CASE_OPENED,
+                object_type="workflow_instance",
+                object_id=sul["id"],
+                actor=Actor(id=deployment.users["sul"]),
+                after={"level": "restricted"},
+            )
+        )
+        await uow.commit()
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", database_url)
+    monkeypatch.setenv("TRAMITA_TENANT_DATABASES", f"sul={second.url}")
+    reads = ("--for", "sul", "audit", "reads", "--instance", sul["id"], "--json")
+    listed = await asyncio.to_thread(CliRunner().invoke, main, list(reads))
+    assert listed.exit_code == 0, (listed.output, listed.exception)
+    (row,) = json.loads(listed.output)
+    assert (row["actor"], row["name"]) == (deployment.users["sul"], "starter sul")
