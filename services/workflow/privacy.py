@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -38,6 +38,9 @@ from contracts.platform import PlatformContext
 from services.workflow.definition.model import Definition, parse_definition
 from services.workflow.forms import REDACTED, FormSchema, parse_form_ref
 from services.workflow.persistence.unit_of_work import SqlUnitOfWork
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
 
 PURGED = "[purged]"
 PURGE_ACTOR = Actor.system("privacy.retention")
@@ -141,15 +144,17 @@ def _normal(value: Any) -> str:
 
 
 class Privacy:
-    """The LGPD operations over one platform's database."""
+    """The LGPD operations over one database: the platform's (home) one, or ``database``
+    (a tenant's own, ``TRAMITA_TENANT_DATABASES``)."""
 
-    def __init__(self, platform: PlatformContext) -> None:
+    def __init__(self, platform: PlatformContext, database: AsyncEngine | None = None) -> None:
         self._platform = platform
+        self._database = platform.database if database is None else database
         self._forms = form_personal_fields(platform.registrations.forms)
 
     def _uow(self) -> SqlUnitOfWork:
         p = self._platform
-        return SqlUnitOfWork(p.database, p.clock, p.ids, p.audit)
+        return SqlUnitOfWork(self._database, p.clock, p.ids, p.audit)
 
     async def _versions(self) -> list[tuple[str, Definition, frozenset[str]]]:
         async with self._uow() as uow:

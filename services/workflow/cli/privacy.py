@@ -9,6 +9,7 @@ or to the DPO's tooling, not read on a terminal). ``purge`` applies every defini
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import click
 import msgspec
@@ -24,20 +25,42 @@ PROGRESS_EVERY = 100
 """On a pipe (``--progress``), one line per this many purged instances, and one at the end."""
 
 
+def _databases(platform: Platform) -> list[Any]:
+    """The home database, then each database tenants are placed on, once each
+    (``TRAMITA_TENANT_DATABASES``): the privacy commands act on every one, so a subject's export
+    and the retention purge miss no tenant's cases."""
+    found = {id(platform.database): platform.database}
+    for engine in platform.placements.values():
+        found.setdefault(id(engine), engine)
+    return list(found.values())
+
+
 async def _export(subject: str) -> SubjectExport:
     platform = await Platform.boot()
     try:
-        return await Privacy(platform).export_subject(subject)
+        parts = [
+            await Privacy(platform, database).export_subject(subject)
+            for database in _databases(platform)
+        ]
     finally:
         await platform.close()
+    records = sorted((r for part in parts for r in part.records), key=lambda r: r.started_at)
+    return msgspec.structs.replace(parts[0], records=records)
 
 
 async def _purge(dry_run: bool, progress: Callable[[str], None]) -> PurgeReport:
     platform = await Platform.boot()
     try:
-        return await Privacy(platform).purge_due(dry_run=dry_run, progress=progress)
+        reports = [
+            await Privacy(platform, database).purge_due(dry_run=dry_run, progress=progress)
+            for database in _databases(platform)
+        ]
     finally:
         await platform.close()
+    return PurgeReport(
+        instances=[p for report in reports for p in report.instances],
+        keys=sum(report.keys for report in reports),
+    )
 
 
 @click.group("privacy")

@@ -307,3 +307,25 @@ async def test_audit_reads_for_a_placed_tenant_names_its_readers(
     assert listed.exit_code == 0, (listed.output, listed.exception)
     (row,) = json.loads(listed.output)
     assert (row["actor"], row["name"]) == (deployment.users["sul"], "starter sul")
+
+
+async def test_a_subjects_export_gathers_every_database(
+    deployment: Deployment, database_url: str, second: Second, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tramita privacy export`` finds the data subject in every tenant's cases, on the home
+    database and on each placed one (``privacy purge`` walks them the same way)."""
+    from services.workflow.cli.privacy import privacy_group
+
+    cases = {key: await deployment.start(key) for key in ("norte", "sul")}
+    monkeypatch.setenv("TRAMITA_DATABASE_URL", database_url)
+    monkeypatch.setenv("TRAMITA_TENANT_DATABASES", f"sul={second.url}")
+    exported = await asyncio.to_thread(
+        CliRunner().invoke, privacy_group, ["export", "maria@example.org"]
+    )
+    assert exported.exit_code == 0, (exported.output, exported.exception)
+    found = {record["protocol"] for record in json.loads(exported.output)["records"]}
+    assert found == {cases["norte"]["protocol"], cases["sul"]["protocol"]}
+    purged = await asyncio.to_thread(
+        CliRunner().invoke, privacy_group, ["purge", "--dry-run", "--json"]
+    )
+    assert purged.exit_code == 0, (purged.output, purged.exception)
