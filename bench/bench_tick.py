@@ -8,6 +8,15 @@ moves past the due time and ``Engine.tick`` fires them all, in batches of 500 pe
 tick processes at once (real processes, each booted before the clock starts), and reports
 the figure per process (with the process's own CPU per timer) and for all together.
 
+PostgreSQL's own CPU per fired timer (``server_cpu_us_per_timer``) is read from ``/proc``:
+utime + stime of the backends serving the bench's database (their pids from
+``pg_stat_activity``), sampled once every tick process is ready and again once all have fired
+and before any closes, so set-up is not in it. It is ``null``, with the reason in
+``server_cpu_unavailable``, where that cannot be read honestly (the server on another machine
+or in another pid namespace, no ``/proc``, a backend gone before the second sample).
+``server_aux_cpu_s`` is the server's background processes (WAL writer, checkpointer, ...) over
+the same span: server-wide, so anything else using the server is in it.
+
 Run: ``python bench/bench_tick.py`` (``TRAMITA_BENCH_TIMERS`` to change the count).
 """
 
@@ -22,6 +31,7 @@ import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -67,7 +77,77 @@ ANALYZE;
 """
 
 
-async def _run(url: str) -> dict[str, float]:
+_STAT = """SELECT pid, datname = %(db)s, backend_type = 'client backend' FROM pg_stat_activity
+WHERE pid <> pg_backend_pid() AND (datname = %(db)s OR datname IS NULL)"""
+
+
+def _ticks(pid: int) -> int | None:
+    """utime + stime of a postgres process, in clock ticks (``None``: not ours to read)."""
+    try:
+        if Path(f"/proc/{pid}/comm").read_text().strip() != "postgres":
+            return None  # that pid is not the server's here (another host or pid namespace)
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[11]) + int(fields[12])  # fields 14 and 15 of proc(5)
+
+
+class ServerCpu:
+    """The CPU of the server's processes between ``start`` and ``stop``, from ``/proc``."""
+
+    def __init__(self, admin: psycopg.Connection[Any], db: str) -> None:
+        self._admin, self._db = admin, db
+        self._before: dict[int, tuple[bool, int]] = {}
+        self.why: str | None = None
+        self.backends = self.aux = 0.0
+
+    def _sample(self) -> dict[int, tuple[bool, int]]:
+        rows = self._admin.execute(_STAT, {"db": self._db}).fetchall()
+        taken = {pid: (mine, _ticks(pid)) for pid, mine, client in rows if mine or not client}
+        unread = sorted(pid for pid, (_, ticks) in taken.items() if ticks is None)
+        if unread and self.why is None:
+            self.why = f"no postgres process of this machine's /proc has pid {unread[0]}"
+        return {pid: (mine, ticks) for pid, (mine, ticks) in taken.items() if ticks is not None}
+
+    def start(self) -> None:
+        self._before = self._sample()
+
+    def stop(self) -> None:
+        """A backend first seen here started while firing: all of its CPU is counted."""
+        after = self._sample()
+        if not any(mine for mine, _ in after.values()) and self.why is None:
+            self.why = "no backend of the bench's database after firing"
+        gone = [pid for pid, (mine, _) in self._before.items() if mine and pid not in after]
+        if gone and self.why is None:
+            self.why = f"backend {gone[0]} exited while firing: its CPU could not be read"
+        hz = os.sysconf("SC_CLK_TCK")
+        for pid, (mine, ticks) in after.items():
+            spent = (ticks - self._before.get(pid, (mine, 0))[1]) / hz
+            if mine:
+                self.backends += spent
+            elif pid in self._before:  # a background process started meanwhile: not counted
+                self.aux += spent
+
+    def figures(self, fired: int) -> dict[str, object]:
+        if self.why is not None:
+            return {"server_cpu_us_per_timer": None, "server_cpu_unavailable": self.why}
+        return {
+            "server_cpu_s": round(self.backends, 2),
+            "server_cpu_us_per_timer": round(self.backends / fired * 1e6),
+            "server_aux_cpu_s": round(self.aux, 2),
+        }
+
+
+def _settled(admin: psycopg.Connection[Any], db: str) -> None:
+    """Wait (up to 10 s) until the set-up's backends have left, so only the ticks' are seen."""
+    query = "SELECT count(*) FROM pg_stat_activity WHERE datname = %(db)s"
+    for _ in range(100):
+        if admin.execute(query, {"db": db}).fetchone() == (0,):
+            return
+        time.sleep(0.1)
+
+
+async def _run(url: str) -> dict[str, object]:
     from services.workflow.bootstrap import service_of
 
     clock = FixedClock(T0)
@@ -82,6 +162,14 @@ async def _run(url: str) -> dict[str, float]:
                     conn.execute(statement, {"n": TIMERS - 1, "seed": seed.id})  # type: ignore[arg-type]
     finally:
         await booted.close()
+    db = url.rsplit("/", 1)[1]
+    with psycopg.connect(ADMIN, autocommit=True) as admin:
+        _settled(admin, db)
+        return _fire(url, ServerCpu(admin, db))
+
+
+def _fire(url: str, server: ServerCpu) -> dict[str, object]:
+    """Start the tick processes, let them fire everything at once, collect their figures."""
     later = (T0 + timedelta(hours=2)).isoformat()
     procs = [
         subprocess.Popen(
@@ -94,12 +182,16 @@ async def _run(url: str) -> dict[str, float]:
     ]
     for proc in procs:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    load = [_load()]
+    server.start()
     t0 = time.perf_counter()
+    _tell(procs, "go")
+    each = [json.loads(proc.stdout.readline()) for proc in procs if proc.stdout is not None]
+    server.stop()  # every process has fired, none has closed its connections yet
+    load.append(_load())
+    _tell(procs, "close")
     for proc in procs:
-        assert proc.stdin is not None
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
-    each = [json.loads(proc.communicate()[0].strip().splitlines()[-1]) for proc in procs]
+        proc.communicate()
     elapsed = time.perf_counter() - t0
     fired = sum(e["fired"] for e in each)
     assert fired == TIMERS, (fired, TIMERS)
@@ -111,11 +203,29 @@ async def _run(url: str) -> dict[str, float]:
             {k: e[k] for k in ("fired", "seconds", "timers_per_s", "cpu_us_per_timer")}
             for e in each
         ],
+        **server.figures(fired),
+        "load_1min": load,
     }
 
 
+def _load() -> float | None:
+    """The machine's 1-minute load average (``/proc/loadavg``), when it can be read."""
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _tell(procs: list[subprocess.Popen[str]], word: str) -> None:
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write(word + "\n")
+        proc.stdin.flush()
+
+
 async def _tick(url: str, later: str) -> None:
-    """One tick process: boot, say ready, wait for go, tick everything, print its figures."""
+    """One tick process: boot, say ready, wait for go, tick everything, print its figures,
+    wait for close (the server's CPU is read meanwhile, while its backend is still there)."""
     from services.workflow.bootstrap import service_of
 
     clock = FixedClock(datetime.fromisoformat(later))
@@ -129,14 +239,19 @@ async def _tick(url: str, later: str) -> None:
         t0, cpu0 = time.perf_counter(), time.process_time()
         fired = await engine.tick(limit=500)
         seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        rate = round(fired / seconds) if seconds else 0
+        # The tick process's own CPU per timer (PostgreSQL's is not in it): steadier than the
+        # wall-clock rate on a machine doing other work.
+        per_timer = round(cpu / fired * 1e6) if fired else 0
+        figures = {
+            "seconds": round(seconds, 2),
+            "timers_per_s": rate,
+            "cpu_us_per_timer": per_timer,
+        }
+        print(json.dumps({"fired": fired, **figures}), flush=True)
+        sys.stdin.readline()
     finally:
         await booted.close()
-    rate = round(fired / seconds) if seconds else 0
-    # The tick process's own CPU per timer (PostgreSQL's is not in it): steadier than the
-    # wall-clock rate on a machine doing other work.
-    per_timer = round(cpu / fired * 1e6) if fired else 0
-    figures = {"seconds": round(seconds, 2), "timers_per_s": rate, "cpu_us_per_timer": per_timer}
-    print(json.dumps({"fired": fired, **figures}))
 
 
 def main() -> None:
