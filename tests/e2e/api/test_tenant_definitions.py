@@ -167,17 +167,22 @@ async def _sign_in(api: Api, who: str) -> dict[str, str]:
     return {"x-csrftoken": api.client.cookies["tramita_csrf"]}
 
 
-async def test_a_tenants_drafts_are_its_own(api: Api) -> None:
-    await _people(api)
-    headers = await _sign_in(api, "norte")
+async def _new_draft(api: Api, who: str) -> str:
+    """A blank draft made on the editor's page by ``who``; its page's path."""
+    headers = await _sign_in(api, who)
     made = await api.client.post(
         "/cms/workflow/drafts/new",
-        data={"key": "norte.ferias", "name": "Férias", "protocol_prefix": "FER"},
+        data={"key": f"{who}.ferias", "name": "Férias", "protocol_prefix": "FER"},
         headers=headers,
         follow_redirects=False,
     )
     assert made.status_code == 303, made.text
-    draft = made.headers["location"].split("?")[0]
+    return str(made.headers["location"]).split("?")[0]
+
+
+async def test_a_tenants_drafts_are_its_own(api: Api) -> None:
+    await _people(api)
+    draft = await _new_draft(api, "norte")
     assert "norte.ferias" in (await api.client.get("/cms/workflow/drafts")).text
     assert (await api.client.get(draft)).status_code == 200
     await _sign_in(api, "sul")
@@ -208,14 +213,7 @@ async def test_a_purged_tenant_leaves_no_definition_or_draft_behind(
     )
     assert started.status_code == 201, started.text
     await api.drain()
-    headers = await _sign_in(api, "norte")
-    made = await api.client.post(
-        "/cms/workflow/drafts/new",
-        data={"key": "norte.ferias", "name": "Férias", "protocol_prefix": "FER"},
-        headers=headers,
-        follow_redirects=False,
-    )
-    assert made.status_code == 303, made.text
+    await _new_draft(api, "norte")
     api.client.cookies.delete(SESSION_COOKIE)
 
     done = await asyncio.to_thread(
