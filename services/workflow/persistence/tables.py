@@ -7,6 +7,8 @@ transition with the event that caused it, so replaying it rebuilds the state.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 
 from core.dbtypes import JSONType, UTCDateTime, UUIDStr
@@ -78,11 +80,33 @@ instances = sa.Table(
     sa.Column("row_version", sa.Integer, nullable=False),
     sa.Column("parent_instance_id", UUIDStr, nullable=True),
     sa.Index("ix_workflow_instances_status", "tenant", "definition_key", "status"),
-    sa.Index("ix_workflow_instances_subject", "subject_type", "subject_id"),
-    sa.Index("ix_workflow_instances_business_key", "business_key"),
     sa.Index("ix_workflow_instances_updated", "status", "updated_at"),
     sa.Index("ix_workflow_instances_started", "definition_key", "started_at"),
-    sa.Index("ix_workflow_instances_parent", "parent_instance_id"),
+)
+
+
+def _where_set(column: str) -> dict[str, Any]:
+    """Index only the rows where ``column`` is set (both backends' partial index)."""
+    return {f"{d}_where": sa.text(f"{column} IS NOT NULL") for d in ("postgresql", "sqlite")}
+
+
+# Instances are looked up by these by equality only (a subject, a business key, the parent that
+# called them), which no row without one matches, so such rows stay out of the index: an update
+# of an instance row is not HOT (``updated_at`` is indexed), it adds an entry to every index the
+# row is in, and the tick writes one per fired timer (workflow_0018).
+sa.Index(
+    "ix_workflow_instances_subject",
+    instances.c.subject_type,
+    instances.c.subject_id,
+    **_where_set("subject_type"),
+)
+sa.Index(
+    "ix_workflow_instances_business_key", instances.c.business_key, **_where_set("business_key")
+)
+sa.Index(
+    "ix_workflow_instances_parent",
+    instances.c.parent_instance_id,
+    **_where_set("parent_instance_id"),
 )
 
 step_runs = sa.Table(
