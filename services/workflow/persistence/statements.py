@@ -257,7 +257,12 @@ MARK_TIMERS_FIRED = {
 _DUE_TIMERS = (
     sa.select(t.timers)
     .join(t.instances, _i.id == _tm.instance_id)
-    .where(_tm.status == "pending", _tm.due_at <= sa.bindparam("b_now", type_=_tm.due_at.type))
+    # ``'pending'`` written out, as in the partial index ``ix_workflow_timers_due``: a plan
+    # made for any parameters (a prepared statement's generic plan) can still use it.
+    .where(
+        _tm.status == sa.literal_column("'pending'"),
+        _tm.due_at <= sa.bindparam("b_now", type_=_tm.due_at.type),
+    )
     .order_by(_tm.due_at, _tm.id)
     .limit(sa.bindparam("b_limit"))
 )

@@ -1,6 +1,6 @@
-"""workflow_0018 on a database made before it (both backends): the instances' subject, business
-key and parent indexes keep only the rows that have one, and a lookup by a value still reads
-them; the revision re-runs safely."""
+"""workflow_0018 and workflow_0019 on a database made before them (both backends): the instances'
+subject, business key and parent indexes keep only the rows that have one, the timers' due index
+only the pending timers, and the queries by them still read them; the revisions re-run safely."""
 
 from __future__ import annotations
 
@@ -10,15 +10,17 @@ from core import migrate
 from core.app import Platform
 from core.db import sync_url
 
-INDEXES = {
-    "ix_workflow_instances_subject": ("subject_type, subject_id", "subject_type"),
-    "ix_workflow_instances_business_key": ("business_key", "business_key"),
-    "ix_workflow_instances_parent": ("parent_instance_id", "parent_instance_id"),
+INDEXES = {  # the columns before, the condition after
+    "ix_workflow_instances_subject": ("subject_type, subject_id", "subject_type IS NOT NULL"),
+    "ix_workflow_instances_business_key": ("business_key", "business_key IS NOT NULL"),
+    "ix_workflow_instances_parent": ("parent_instance_id", "parent_instance_id IS NOT NULL"),
+    "ix_workflow_timers_due": ("status, due_at", "status = 'pending'"),
 }
 LOOKUPS = {
     "ix_workflow_instances_subject": "subject_type = 'x' AND subject_id = 'y'",
     "ix_workflow_instances_business_key": "business_key = 'x'",
     "ix_workflow_instances_parent": "parent_instance_id = '0190a0a0-0000-7000-8000-000000000000'",
+    "ix_workflow_timers_due": "status = 'pending' AND due_at <= '2026-01-01' ORDER BY due_at, id",
 }
 
 
@@ -30,24 +32,26 @@ def _definition(conn: sa.Connection, name: str) -> str:
     return str(conn.execute(sa.text(query), {"name": name}).scalar_one())
 
 
-def _plan(conn: sa.Connection, where: str) -> str:
-    query = f"SELECT id FROM workflow_instances WHERE {where}"
+def _plan(conn: sa.Connection, name: str) -> str:
+    table = "workflow_timers" if "timers" in name else "workflow_instances"
+    query = f"SELECT id FROM {table} WHERE {LOOKUPS[name]}"
     if conn.dialect.name == "postgresql":
         conn.execute(sa.text("SET LOCAL enable_seqscan = off"))
         return "\n".join(r[0] for r in conn.execute(sa.text(f"EXPLAIN {query}")))
     return "\n".join(str(r[-1]) for r in conn.execute(sa.text(f"EXPLAIN QUERY PLAN {query}")))
 
 
-def test_workflow_0018_keeps_the_instances_without_a_value_out_of_three_indexes(
+def test_workflow_0018_0019_keep_rows_no_query_asks_for_out_of_four_indexes(
     database_url: str, platform: Platform
 ) -> None:
     engine = sa.create_engine(sync_url(database_url))
     try:
         with engine.begin() as conn:
             for name, (columns, _) in INDEXES.items():
+                table = "workflow_timers" if "timers" in name else "workflow_instances"
                 conn.execute(sa.text(f"DROP INDEX {name}"))
-                conn.execute(sa.text(f"CREATE INDEX {name} ON workflow_instances ({columns})"))
-                assert "NOT NULL" not in _definition(conn, name)
+                conn.execute(sa.text(f"CREATE INDEX {name} ON {table} ({columns})"))
+                assert "WHERE" not in _definition(conn, name)
             conn.execute(
                 sa.text(
                     "UPDATE alembic_version SET version_num = 'workflow_0017' "
@@ -55,11 +59,12 @@ def test_workflow_0018_keeps_the_instances_without_a_value_out_of_three_indexes(
                 )
             )
         heads = migrate.upgrade(database_url, platform.collected.migrations)
-        assert any(h.startswith("workflow_") and h >= "workflow_0018" for h in heads)
+        assert any(h.startswith("workflow_") and h >= "workflow_0019" for h in heads)
         with engine.begin() as conn:
-            for name, (_, column) in INDEXES.items():
-                assert f"WHERE {column} IS NOT NULL" in _definition(conn, name).replace("(", "")
-                assert name in _plan(conn, LOOKUPS[name])
+            for name, (_, condition) in INDEXES.items():
+                written = _definition(conn, name).replace("(", "").replace(")", "")
+                assert f"WHERE {condition}" in written.replace("::text", "").replace('"', "")
+                assert name in _plan(conn, name)
         assert migrate.upgrade(database_url, platform.collected.migrations) == heads  # re-runs
     finally:
         engine.dispose()
