@@ -29,10 +29,12 @@ def _databases(platform: Platform) -> list[Any]:
     """The home database, then each database tenants are placed on, once each
     (``TRAMITA_TENANT_DATABASES``): the privacy commands act on every one, so a subject's export
     and the retention purge miss no tenant's cases."""
-    found = {id(platform.database): platform.database}
-    for engine in platform.placements.values():
-        found.setdefault(id(engine), engine)
-    return list(found.values())
+    from services.workflow.bootstrap import service_of
+    from services.workflow.handles import PLACEMENTS_KEY
+    from services.workflow.placements import every_service
+
+    placed = platform.extras.get(PLACEMENTS_KEY, {})
+    return [service.database for service in every_service(service_of(platform), placed)]
 
 
 async def _export(subject: str) -> SubjectExport:

@@ -51,6 +51,15 @@ def _own(key: str) -> dict[str, Any]:
     return definition
 
 
+async def _every_version(api: Api) -> list[tuple[str, int]]:
+    """Every published version, as a platform administrator acting for every tenant sees them."""
+    every = await api.client.get(
+        "/api/v1/workflows", headers=api.auth("platform", **{"X-Tramita-Tenant": "*"})
+    )
+    assert every.status_code == 200, every.text
+    return [(v["key"], v["version"]) for v in every.json()]
+
+
 def _without(text: str, key: str) -> str:
     return text.replace(key, "KEY")
 
@@ -73,10 +82,7 @@ async def test_a_tenants_own_definition_is_seen_and_run_by_that_tenant_alone(api
     assert "norte.pedido" in listed["norte"] and "esic_like.request" in listed["norte"]
     assert "norte.pedido" not in listed["sul"] and "esic_like.request" in listed["sul"]
     assert "norte.pedido" not in listed["admin"]  # the deployment's tenant is another tenant
-    every = await client.get(
-        "/api/v1/workflows", headers=api.auth("platform", **{"X-Tramita-Tenant": "*"})
-    )
-    assert "norte.pedido" in {v["key"] for v in every.json()}
+    assert "norte.pedido" in {key for key, _ in await _every_version(api)}
 
     read, unknown = [
         await client.get(f"/api/v1/workflows/{key}/versions/1", headers=api.auth("sul"))
@@ -129,12 +135,8 @@ async def test_another_owners_key_is_refused_and_nothing_is_published(api: Api) 
     assert refused.status_code == 409, refused.text
     assert refused.json()["code"] == "definition_shared"
     assert "Traceback" not in refused.text
-    every = (
-        await client.get(
-            "/api/v1/workflows", headers=api.auth("platform", **{"X-Tramita-Tenant": "*"})
-        )
-    ).json()
-    assert sorted((v["key"], v["version"]) for v in every if v["key"] != "purchase.approval") == [
+    every = await _every_version(api)
+    assert sorted(v for v in every if v[0] != "purchase.approval") == [
         ("esic_like.request", 1),
         ("norte.pedido", 1),
     ]
@@ -223,10 +225,7 @@ async def test_a_purged_tenant_leaves_no_definition_or_draft_behind(
     rows = json.loads(done.output)["rows"]
     assert (rows["workflow_definitions"], rows["workflow_versions"]) == (1, 1), rows
     assert rows["workflow_definition_drafts"] == 1, rows
-    every = await api.client.get(
-        "/api/v1/workflows", headers=api.auth("platform", **{"X-Tramita-Tenant": "*"})
-    )
-    keys = {v["key"] for v in every.json()}
+    keys = {key for key, _ in await _every_version(api)}
     assert "norte.pedido" not in keys and {"sul.pedido", "esic_like.request"} <= keys
     drafts = await handles_of(api.platform).drafts.list_drafts()
     assert [d.definition_key for d in drafts if d.definition_key == "norte.ferias"] == []
